@@ -1,0 +1,125 @@
+# Build helpers: which backend runs the labs, one module per lab and flavour, one CTest
+# test per graded aspect. Everything that judges a lab lives in C++ (grader/).
+
+# Chooses gpu or emu for REDUCE_LAB_BACKEND=auto: the GPU when nvcc and an NVIDIA GPU are
+# both here, else the emulator when Boost.Context is, else gpu (builds, tests skip).
+function(reduce_lab_resolve_backend)
+  include(CheckLanguage)
+  set(backend "${REDUCE_LAB_BACKEND}")
+  if(backend STREQUAL "auto")
+    check_language(CUDA)
+    set(have_gpu FALSE)
+    find_program(REDUCE_LAB_NVIDIA_SMI nvidia-smi)
+    if(REDUCE_LAB_NVIDIA_SMI)
+      execute_process(COMMAND "${REDUCE_LAB_NVIDIA_SMI}" -L RESULT_VARIABLE smi_status OUTPUT_QUIET ERROR_QUIET)
+      if(smi_status EQUAL 0)
+        set(have_gpu TRUE)
+      endif()
+    endif()
+    find_package(Boost 1.74 QUIET COMPONENTS context)
+    if(CMAKE_CUDA_COMPILER AND have_gpu)
+      set(backend gpu)
+    elseif(Boost_FOUND)
+      set(backend emu)
+    elseif(CMAKE_CUDA_COMPILER)
+      set(backend gpu)
+    else()
+      message(FATAL_ERROR "reduction-labs needs nvcc (CUDA toolkit) or Boost.Context (the CPU emulator); "
+                          "./lab grade installs them on Debian and Ubuntu.")
+    endif()
+  endif()
+  if(NOT backend MATCHES "^(gpu|emu)$")
+    message(FATAL_ERROR "REDUCE_LAB_BACKEND must be gpu, emu or auto, not '${backend}'")
+  endif()
+  set(REDUCE_LAB_ACTIVE_BACKEND "${backend}" PARENT_SCOPE)
+  message(STATUS "reduction-labs: backend ${backend}, grading ${REDUCE_LAB_SOURCES}/")
+endfunction()
+
+# add_lab_module(<target> <source> <flavor> <output dir>): one lab compiled as a loadable
+# module (lab03.gpu.so ...). Its compiler output is kept for the grader (tools/capture-build-log).
+function(reduce_lab_add_module target source flavor outdir number)
+  set(stem "lab${number}.${flavor}")
+  add_library(${target} MODULE "${source}")
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "${stem}" SUFFIX ".so"
+    LIBRARY_OUTPUT_DIRECTORY "${outdir}")
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
+  set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log;${outdir}/${stem}")
+  if(flavor STREQUAL "emu")
+    set_source_files_properties("${source}" PROPERTIES LANGUAGE CXX)
+    target_compile_options(${target} PRIVATE -x c++)
+    target_link_libraries(${target} PRIVATE reduce_emu)
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
+  else()
+    set_target_properties(${target} PROPERTIES
+      CUDA_RUNTIME_LIBRARY Shared
+      CUDA_COMPILER_LAUNCHER "${launcher}")
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+    if(flavor STREQUAL "gpucount")
+      target_compile_definitions(${target} PRIVATE REDUCE_LAB_COUNTING)
+    endif()
+  endif()
+endfunction()
+
+# The CTest environment every grader process gets.
+function(reduce_lab_test_environment out)
+  set(${out}
+    "REDUCE_LAB_MODULE_DIR=${PROJECT_BINARY_DIR}/modules"
+    "REDUCE_LAB_STUB_DIR=${PROJECT_BINARY_DIR}/stubs"
+    "REDUCE_LAB_RESULTS_DIR=${PROJECT_BINARY_DIR}/results"
+    "REDUCE_LAB_SOURCE_FOLDER=${REDUCE_LAB_SOURCES}"
+    "REDUCE_LAB_SOURCE_ROOT=${PROJECT_SOURCE_DIR}"
+    "REDUCE_LAB_COMPUTE_SANITIZER=${REDUCE_LAB_COMPUTE_SANITIZER}"
+    PARENT_SCOPE)
+endfunction()
+
+# reduce_lab_add_lab(<number> <stem>): modules for the graded source (and the stub in a
+# self-test build) and the lab's CTest tests.
+function(reduce_lab_add_lab number stem)
+  math(EXPR lab "${number}")  # "03" -> 3
+  set(source "${PROJECT_SOURCE_DIR}/${REDUCE_LAB_SOURCES}/${stem}.cu")
+  if(NOT EXISTS "${source}")
+    return()
+  endif()
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    set(flavors gpu gpucount)
+  else()
+    set(flavors emu)
+  endif()
+  foreach(flavor IN LISTS flavors)
+    reduce_lab_add_module(lab${number}_${flavor} "${source}" ${flavor} "${PROJECT_BINARY_DIR}/modules" ${number})
+    if(REDUCE_LAB_SELFTEST)
+      reduce_lab_add_module(stub${number}_${flavor} "${PROJECT_SOURCE_DIR}/labs/${stem}.cu" ${flavor}
+                            "${PROJECT_BINARY_DIR}/stubs" ${number})
+    endif()
+  endforeach()
+
+  reduce_lab_test_environment(environment)
+  foreach(test correctness requests speedup races)
+    set(args "lab${lab} ${test}")
+    set(labels "lab${lab};${REDUCE_LAB_ACTIVE_BACKEND}")
+    set(test_environment ${environment})
+    if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+      set(args --needs-gpu ${args})
+    endif()
+    if(test STREQUAL "speedup")
+      list(APPEND labels speed)
+      list(APPEND test_environment "REDUCE_LAB_MIN_SPEEDUP=${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}")
+      if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
+        set(args --skip "speed is never graded on the emulator; it is graded on a machine with an NVIDIA GPU" ${args})
+      endif()
+    elseif(test STREQUAL "races")
+      if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
+        set(args --skip "compute-sanitizer needs a GPU; the emulator checks barriers and bounds during correctness" ${args})
+      elseif(REDUCE_LAB_COMPUTE_SANITIZER)
+        set(args --sanitize ${args})
+      else()
+        set(args --skip "compute-sanitizer was not found with the CUDA toolkit" ${args})
+      endif()
+    endif()
+    add_test(NAME lab${lab}.${test} COMMAND grader ${args})
+    set_tests_properties(lab${lab}.${test} PROPERTIES
+      LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
+      ENVIRONMENT "${test_environment}")
+  endforeach()
+endfunction()

@@ -1,0 +1,125 @@
+// The glue that turns one lab file into a module the grader can load: the REDUCE_LAB_*
+// registration macros at the end of each lab, and REDUCE_LAB_TODO(), the marker a stub's
+// exercise region carries until the student replaces it.
+#pragma once
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+#include "abi.h"
+#include "check.h"
+#include "global.cuh"
+#include "launch.cuh"
+#include "ops.cuh"
+
+#if defined(REDUCE_LAB_EMU)
+#define REDUCE_LAB_BACKEND_NAME "emu"
+#define REDUCE_LAB_IS_COUNTING 1
+#elif defined(REDUCE_LAB_COUNTING)
+#define REDUCE_LAB_BACKEND_NAME "gpu-counted"
+#define REDUCE_LAB_IS_COUNTING 1
+#else
+#define REDUCE_LAB_BACKEND_NAME "gpu"
+#define REDUCE_LAB_IS_COUNTING 0
+#endif
+
+namespace reduce_lab {
+namespace detail {
+
+// Set by REDUCE_LAB_TODO() when a kernel runs a stub's exercise region unchanged.
+#if defined(REDUCE_LAB_EMU)
+static int todo_flag = 0;
+#else
+static __device__ int todo_flag = 0;
+#endif
+
+// Runs one grader call: resets what the module reports, runs the lab's host code, and turns
+// any failure into Call::error so a broken lab never takes the grader down with it.
+template <class Body>
+int run_call(Call* call, Body&& body) {
+  call->launches = LaunchStats{0, 0, 0};
+  call->todo = 0;
+  call->error[0] = '\0';
+  call->outputs_written = 0;
+  current_call = call;
+  int status = 0;
+  try {
+    const int zero = 0;
+#if defined(REDUCE_LAB_EMU)
+    todo_flag = zero;
+    ::reduce_emu::set_counters(call->device_counters);
+#else
+    if (call->synchronize) check(cudaMemcpyToSymbol(todo_flag, &zero, sizeof zero), "resetting the TODO marker");
+#if defined(REDUCE_LAB_COUNTING)
+    check(cudaMemcpyToSymbol(device_counters, &call->device_counters, sizeof(Counters*)),
+          "handing the counters to the lab");
+#endif
+#endif
+    body();
+    if (call->synchronize) {
+#if defined(REDUCE_LAB_EMU)
+      call->todo = todo_flag;
+#else
+      check(cudaDeviceSynchronize(), "running the lab's kernels");
+      check(cudaMemcpyFromSymbol(&call->todo, todo_flag, sizeof call->todo), "reading the TODO marker");
+#endif
+    }
+  } catch (const std::exception& e) {
+    std::snprintf(call->error, sizeof call->error, "%s", e.what());
+    status = 1;
+  } catch (...) {
+    std::snprintf(call->error, sizeof call->error, "the lab threw an unknown exception");
+    status = 1;
+  }
+  current_call = nullptr;
+  return status;
+}
+
+inline int float_sum_only(DType dtype, Op op) { return dtype == DType::f32 && op == Op::sum; }
+
+template <unsigned (*Pass)(Global<float>, Global<float>, unsigned)>
+int run_multipass(Call* call) {
+  return run_call(call, [call] {
+    call->outputs_written = Pass(Global<float>(static_cast<float*>(call->input)),
+                                 Global<float>(static_cast<float*>(call->output)),
+                                 static_cast<unsigned>(call->n));
+  });
+}
+
+template <void (*Reduce)(Global<const float>, Global<float>, unsigned)>
+int run_single(Call* call) {
+  return run_call(call, [call] {
+    Reduce(Global<const float>(static_cast<const float*>(call->input)),
+           Global<float>(static_cast<float*>(call->output)), static_cast<unsigned>(call->n));
+    call->outputs_written = 1;
+  });
+}
+
+}  // namespace detail
+}  // namespace reduce_lab
+
+// Marks an exercise region that has not been written yet; the grader then says "not
+// implemented yet" instead of "wrong". Delete it when you fill the region in.
+#define REDUCE_LAB_TODO() ((void)(::reduce_lab::detail::todo_flag = 1))
+
+#define REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, KIND, SUPPORTS, RUN)                              \
+  extern "C" const ::reduce_lab::ModuleInfo* reduce_lab_module(void) {                        \
+    static const ::reduce_lab::ModuleInfo info = {::reduce_lab::kAbiVersion, LAB, NAME, KIND,  \
+                                                  REDUCE_LAB_IS_COUNTING,                       \
+                                                  REDUCE_LAB_BACKEND_NAME, SUPPORTS, RUN};      \
+    return &info;                                                                              \
+  }
+
+// Labs 1-3: PASS(input, output, n) reduces each 2*blockDim segment of input (n a power of
+// two) to one value in output and returns how many values it wrote.
+#define REDUCE_LAB_MULTIPASS(LAB, NAME, PASS)                                            \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::multipass,                 \
+                            &::reduce_lab::detail::float_sum_only,                       \
+                            &::reduce_lab::detail::run_multipass<PASS>)
+
+// Labs 4-6: REDUCE(input, output, n) leaves the sum of any n >= 1 floats in output[0].
+#define REDUCE_LAB_SINGLE(LAB, NAME, REDUCE)                                             \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                    \
+                            &::reduce_lab::detail::float_sum_only,                       \
+                            &::reduce_lab::detail::run_single<REDUCE>)

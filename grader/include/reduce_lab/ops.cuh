@@ -1,0 +1,49 @@
+// The reduction operators of lab 7 and their identities. Labs 1-6 reduce float sums.
+#pragma once
+
+#include <climits>
+#include <cmath>
+
+namespace reduce_lab {
+
+namespace detail {
+template <class T>
+struct limits;
+template <>
+struct limits<float> {
+  __host__ __device__ static float lowest() { return -HUGE_VALF; }
+  __host__ __device__ static float highest() { return HUGE_VALF; }
+};
+template <>
+struct limits<double> {
+  __host__ __device__ static double lowest() { return -HUGE_VAL; }
+  __host__ __device__ static double highest() { return HUGE_VAL; }
+};
+template <>
+struct limits<int> {
+  __host__ __device__ static int lowest() { return INT_MIN; }
+  __host__ __device__ static int highest() { return INT_MAX; }
+};
+}  // namespace detail
+
+// Each op is a combine function plus the identity a missing element stands for.
+template <class T>
+struct Sum {
+  __host__ __device__ static T identity() { return T(0); }
+  __host__ __device__ T operator()(T a, T b) const { return a + b; }
+};
+
+template <class T>
+struct Max {
+  // -infinity, not the smallest finite value: an all-negative input must never lose to it.
+  __host__ __device__ static T identity() { return detail::limits<T>::lowest(); }
+  __host__ __device__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+
+template <class T>
+struct Min {
+  __host__ __device__ static T identity() { return detail::limits<T>::highest(); }
+  __host__ __device__ T operator()(T a, T b) const { return b < a ? b : a; }
+};
+
+}  // namespace reduce_lab

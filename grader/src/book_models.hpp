@@ -1,0 +1,21 @@
+// What the book's kernels of labs 1-3 access, warp instruction by warp instruction, for
+// one pass over n elements (n a power of two, blockDim = min(n/2, 1024)). The requests
+// tests compare a lab's counters with these; docs/01-03 give the closed forms.
+#pragma once
+
+#include <reduce_lab/abi.h>
+
+namespace reduce_lab::grader {
+
+Counters model_simple_pass(unsigned n);         // Fig. 10.6
+Counters model_convergent_pass(unsigned n);     // Fig. 10.9
+Counters model_shared_memory_pass(unsigned n);  // Fig. 10.11
+
+// The model of lab 1, 2 or 3.
+Counters book_model_pass(int lab, unsigned n);
+
+unsigned long long total_requests(const Counters& c);
+// Active lanes over 32 x warp instructions, all kinds together.
+double simd_efficiency(const Counters& c);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,41 @@
+// The three ways a lab is graded (design §2, §4-§6). Each returns a Verdict and never
+// throws: a broken lab is a failed check with a reason, not a crashed grader.
+#pragma once
+
+#include <vector>
+
+#include "inputs.hpp"
+#include "modules.hpp"
+#include "verdict.hpp"
+
+namespace reduce_lab::grader {
+
+struct CorrectnessPlan {
+  std::vector<std::size_t> sizes;              // every size, with random inputs
+  std::vector<std::size_t> special_sizes;      // sizes that also get the other patterns
+  std::vector<Pattern> special_patterns;
+  std::vector<DType> dtypes{DType::f32};
+  std::vector<Op> ops{Op::sum};
+  Origin origin = Origin::graded;
+};
+
+// Powers of two from `low` to `high`.
+std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high);
+
+Verdict check_correctness(int lab, const CorrectnessPlan& plan);
+
+// Labs 1-3: one pass at every size is counted and must equal the book kernel's model.
+Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin = Origin::graded);
+
+// Median time of lab `lab` against its baseline (lab 1: the CPU loop of Fig. 10.1;
+// otherwise the student's own lab - 1). The minimum comes from REDUCE_LAB_MIN_SPEEDUP.
+Verdict check_speedup(int lab);
+
+// The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.
+Verdict not_loadable(int lab, const LoadedLab& loaded);
+Verdict not_implemented(int lab, Origin origin);
+
+// One line a student can act on: the idea of lab `lab` to revisit.
+const char* idea_to_revisit(int lab);
+
+}  // namespace reduce_lab::grader

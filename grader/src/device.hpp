@@ -1,0 +1,52 @@
+// Device memory and facts about the device, every call checked.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <reduce_lab/check.h>
+
+namespace reduce_lab::grader {
+
+// Owns one cudaMalloc allocation of `count` elements of `bytes_per_element`.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t count, std::size_t bytes_per_element);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t count() const { return count_; }
+  std::size_t bytes() const { return count_ * element_bytes_; }
+
+  void upload(const void* host, std::size_t bytes);
+  void download(void* host, std::size_t bytes) const;
+  void copy_from(const DeviceBuffer& other);  // device to device, stream-ordered
+  // Fills with 0xFF bytes: NaN for floating point, -1 for integers. A lab that leaves an
+  // output unwritten, or reads one it never set, then cannot pass by luck.
+  void poison();
+
+ private:
+  void* data_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t element_bytes_ = 0;
+};
+
+// True when a CUDA device can be used (false on the emulator's machines without a GPU).
+bool gpu_present(std::string* why_not = nullptr);
+
+struct DeviceFacts {
+  std::string name;
+  std::size_t l2_bytes = 0;
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  int multiprocessors = 0;
+};
+DeviceFacts device_facts();
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,111 @@
+#include "inputs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace reduce_lab::grader {
+
+const char* pattern_name(Pattern pattern) {
+  switch (pattern) {
+    case Pattern::uniform: return "random values in [-1, 1)";
+    case Pattern::ones: return "all ones";
+    case Pattern::cancellation: return "values that cancel to 0";
+    case Pattern::all_negative: return "all-negative values";
+    case Pattern::integers: return "random values in {-1, 0, 1}";
+  }
+  return "?";
+}
+
+std::size_t dtype_bytes(DType dtype) { return dtype == DType::f64 ? 8 : 4; }
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::i32: return "int";
+  }
+  return "?";
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::sum: return "sum";
+    case Op::max: return "max";
+    case Op::min: return "min";
+  }
+  return "?";
+}
+
+std::uint64_t process_seed() {
+  static const std::uint64_t seed = [] {
+    if (const char* text = std::getenv("REDUCE_LAB_SEED"); text && *text) return std::strtoull(text, nullptr, 10);
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32 | device()) % 1000000000ull;
+  }();
+  return seed;
+}
+
+std::string seed_note() {
+  const std::string seed = std::to_string(process_seed());
+  return "seed " + seed + " (replay with REDUCE_LAB_SEED=" + seed + ")";
+}
+
+namespace {
+
+template <class T>
+void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
+  constexpr bool integral = std::is_integral<T>::value;
+  auto uniform = [&](double low, double high) {
+    if constexpr (integral) {
+      return static_cast<T>(std::uniform_int_distribution<long long>(static_cast<long long>(low),
+                                                                     static_cast<long long>(high))(rng));
+    } else {
+      return static_cast<T>(std::uniform_real_distribution<double>(low, high)(rng));
+    }
+  };
+  switch (pattern) {
+    case Pattern::uniform:
+      for (std::size_t i = 0; i < n; ++i) out[i] = integral ? uniform(-100, 100) : uniform(-1, 1);
+      break;
+    case Pattern::ones:
+      std::fill(out, out + n, T(1));
+      break;
+    case Pattern::integers:
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::uniform_int_distribution<int>(-1, 1)(rng));
+      break;
+    case Pattern::all_negative:
+      for (std::size_t i = 0; i < n; ++i) out[i] = uniform(-1000, -1);
+      break;
+    case Pattern::cancellation: {
+      for (std::size_t i = 0; i + 1 < n; i += 2) {
+        out[i] = integral ? uniform(-100, 100) : uniform(-1, 1);
+        out[i + 1] = static_cast<T>(-out[i]);
+      }
+      if (n % 2) out[n - 1] = T(0);
+      std::shuffle(out, out + n, rng);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+HostArray make_input(Pattern pattern, DType dtype, std::size_t n) {
+  HostArray array;
+  array.dtype = dtype;
+  array.n = n;
+  array.bytes.resize(n * dtype_bytes(dtype));
+  std::seed_seq seq{process_seed(), static_cast<std::uint64_t>(pattern), static_cast<std::uint64_t>(dtype),
+                    static_cast<std::uint64_t>(n)};
+  std::mt19937_64 rng(seq);
+  switch (dtype) {
+    case DType::f32: fill(pattern, n, rng, reinterpret_cast<float*>(array.data())); break;
+    case DType::f64: fill(pattern, n, rng, reinterpret_cast<double*>(array.data())); break;
+    case DType::i32: fill(pattern, n, rng, reinterpret_cast<int*>(array.data())); break;
+  }
+  return array;
+}
+
+}  // namespace reduce_lab::grader

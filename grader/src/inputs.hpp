@@ -1,0 +1,44 @@
+// Fresh inputs for every run. A seed drawn per process (or replayed from REDUCE_LAB_SEED)
+// is printed with every failure, so a student can rerun exactly what failed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <reduce_lab/abi.h>
+
+namespace reduce_lab::grader {
+
+enum class Pattern {
+  uniform,       // [-1, 1) for floating point, [-100, 100] for int
+  ones,          // all 1: the sum is n
+  cancellation,  // pairs x and -x in random places: the exact sum is 0
+  all_negative,  // [-1000, -1): max must not return the identity
+  integers,      // {-1, 0, 1} as floating point: every partial sum is exact, so must the result be
+};
+
+const char* pattern_name(Pattern pattern);
+
+struct HostArray {
+  DType dtype = DType::f32;
+  std::size_t n = 0;
+  std::vector<unsigned char> bytes;
+  const void* data() const { return bytes.data(); }
+  void* data() { return bytes.data(); }
+};
+
+std::size_t dtype_bytes(DType dtype);
+const char* dtype_name(DType dtype);
+const char* op_name(Op op);
+
+// The seed of this process: REDUCE_LAB_SEED when set, otherwise random.
+std::uint64_t process_seed();
+// "seed 1234 (replay with REDUCE_LAB_SEED=1234)"
+std::string seed_note();
+
+// Deterministic for a given (process seed, pattern, dtype, n).
+HostArray make_input(Pattern pattern, DType dtype, std::size_t n);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,119 @@
+// The grader's entry point. CTest runs it once per test ("lab3 requests"), so a lab that
+// crashes or hangs fails only its own test. Before Catch2 sees the arguments:
+//   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
+//   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
+//   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
+//   --table DIR NAME   print the grade table of the results in DIR and exit
+//   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
+//                      profiler such as Nsight Compute to measure beside the kit's counters
+#if REDUCE_LAB_CATCH2_MAJOR < 3
+#define CATCH_CONFIG_RUNNER
+#endif
+#include "../tests/catch.hpp"
+
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+#include "lab_runner.hpp"
+#include "report.hpp"
+
+namespace {
+
+constexpr int kSkipped = 77;
+
+using namespace reduce_lab::grader;
+
+// "lab3 speedup" -> records SKIP for the table.
+void record_skip(const std::vector<char*>& args, const std::string& reason) {
+  static const std::regex test_name("lab([1-7]) (\\w+)");
+  for (char* arg : args) {
+    std::cmatch match;
+    if (std::regex_match(arg, match, test_name)) record(std::stoi(match[1]), match[2], skip("skipped", reason));
+  }
+}
+
+int profile(int lab, std::size_t n) {
+  const LoadedLab loaded = load_lab(lab, Flavor::plain);
+  if (!loaded) {
+    std::printf("%s\n", loaded.problem.c_str());
+    return 1;
+  }
+  LabRunner runner(loaded.info, reduce_lab::DType::f32, reduce_lab::Op::sum, n);
+  const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, reduce_lab::DType::f32, n), true);
+  std::printf("lab %d, n = %zu: %s\n", lab, n, outcome.ran ? "ran" : outcome.error.c_str());
+  return outcome.ran ? 0 : 1;
+}
+
+int run_under_sanitizer(const char* self, const std::vector<char*>& args) {
+  const char* sanitizer = std::getenv("REDUCE_LAB_COMPUTE_SANITIZER");
+  for (const char* tool : {"memcheck", "racecheck"}) {
+    std::vector<const char*> argv = {sanitizer, "--tool", tool, "--error-exitcode", "3", self};
+    for (std::size_t i = 1; i < args.size(); ++i) argv.push_back(args[i]);
+    argv.push_back(nullptr);
+    std::printf("compute-sanitizer --tool %s ...\n", tool);
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      execv(sanitizer, const_cast<char* const*>(argv.data()));
+      std::perror("could not start compute-sanitizer");
+      std::_Exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("\ncompute-sanitizer %s found a problem (above): %s.\n", tool,
+                  std::string(tool) == "racecheck"
+                      ? "two threads touched the same shared-memory word without a barrier between them"
+                      : "an access outside an allocation, or another memory error");
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest = {argv[0]};
+  bool needs_gpu = false, sanitize = false;
+  std::string skip_reason;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--needs-gpu") {
+      needs_gpu = true;
+    } else if (arg == "--sanitize") {
+      sanitize = true;
+    } else if (arg == "--skip" && i + 1 < argc) {
+      skip_reason = argv[++i];
+    } else if (arg == "--profile" && i + 2 < argc) {
+      return profile(std::atoi(argv[i + 1]), std::strtoull(argv[i + 2], nullptr, 10));
+    } else if (arg == "--table" && i + 2 < argc) {
+      return print_table(argv[i + 1], argv[i + 2]) ? 0 : 1;
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (!skip_reason.empty()) {
+    std::printf("SKIPPED: %s\n", skip_reason.c_str());
+    record_skip(rest, skip_reason);
+    return kSkipped;
+  }
+  std::string why;
+  if (needs_gpu && !gpu_present(&why)) {
+    const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";
+    std::printf("SKIPPED: %s\n", reason.c_str());
+    record_skip(rest, reason);
+    return kSkipped;
+  }
+  if (sanitize) return run_under_sanitizer(argv[0], rest);
+
+  Catch::Session session;
+  return session.run(static_cast<int>(rest.size()), rest.data());
+}

@@ -1,0 +1,103 @@
+#include "modules.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "catalog.hpp"
+
+namespace reduce_lab::grader {
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+std::string read_file(const std::string& path, bool* found = nullptr) {
+  std::ifstream in(path);
+  if (found) *found = static_cast<bool>(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool file_exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
+
+const char* flavor_suffix(Flavor flavor) {
+#if defined(REDUCE_LAB_EMU)
+  (void)flavor;
+  return "emu";  // the emulator counts in its only flavour
+#else
+  return flavor == Flavor::plain ? "gpu" : "gpucount";
+#endif
+}
+
+}  // namespace
+
+std::string module_file_stem(int number, Flavor flavor) {
+  char stem[32];
+  std::snprintf(stem, sizeof stem, "lab%02d.%s", number, flavor_suffix(flavor));
+  return stem;
+}
+
+std::string first_compiler_error(const std::string& log_text) {
+  std::istringstream lines(log_text);
+  std::string line, previous;
+  while (std::getline(lines, line)) {
+    if (line.find("error") != std::string::npos && line.find("warning") == std::string::npos) {
+      // gcc prints "In function ..." on the line before; nvcc puts file(line): on the error line.
+      if (!previous.empty() && previous.find("In function") != std::string::npos)
+        return previous + "\n" + line;
+      return line;
+    }
+    previous = line;
+  }
+  return {};
+}
+
+LoadedLab load_lab(int number, Flavor flavor, Origin origin) {
+  static std::map<std::string, LoadedLab> cache;
+  const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");
+  const std::string stem = dir + "/" + module_file_stem(number, flavor);
+  if (auto hit = cache.find(stem); hit != cache.end()) return hit->second;
+
+  LoadedLab result;
+  const std::string source = origin == Origin::stub ? "labs/" + std::string(lab_info(number).stem) + ".cu"
+                                                    : lab_source(number);
+  const std::string log_path = stem + ".log";
+  bool have_status = false;
+  const std::string status = read_file(stem + ".status", &have_status);
+  if (have_status && std::atoi(status.c_str()) != 0) {
+    const std::string error = first_compiler_error(read_file(log_path));
+    result.problem = lab_title(number) + " does not compile, so it cannot be graded yet.\nFirst compiler error:\n  " +
+                     (error.empty() ? std::string("(none found in the log)") : error) +
+                     "\nFull compiler output: " + log_path + "\nFix " + source + " and grade again.";
+  } else if (!file_exists(stem + ".so")) {
+    result.problem = lab_title(number) + " has not been built: " + stem + ".so is missing. " +
+                     "Run ./lab grade " + std::to_string(number) + ", which builds it.";
+  } else if (void* handle = dlopen((stem + ".so").c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    using Entry = const ModuleInfo* (*)();
+    auto entry = reinterpret_cast<Entry>(dlsym(handle, "reduce_lab_module"));
+    const ModuleInfo* info = entry ? entry() : nullptr;
+    if (info == nullptr) {
+      result.problem = stem + ".so has no reduce_lab_module(): the REDUCE_LAB_* line at the end of " + source +
+                       " is missing.";
+    } else if (info->abi_version != kAbiVersion || info->lab != number) {
+      result.problem = stem + ".so was built by another version of the kit; rebuild with ./lab grade.";
+    } else {
+      result.info = info;
+    }
+  } else {
+    result.problem = "could not load " + stem + ".so: " + dlerror();
+  }
+  cache[stem] = result;
+  return result;
+}
+
+}  // namespace reduce_lab::grader

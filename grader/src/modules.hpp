@@ -1,0 +1,35 @@
+// Finding and loading a compiled lab. Each lab is built into its own shared object per
+// flavour, so a lab that does not compile costs only its own tests: the loader then reports
+// the first compiler error from the build log instead of a missing file.
+#pragma once
+
+#include <string>
+
+#include <reduce_lab/abi.h>
+
+namespace reduce_lab::grader {
+
+enum class Flavor {
+  plain,    // gpu: Global<T> is T*; what is timed
+  counted,  // gpu-counted (or the emulator): every global access is counted
+};
+
+enum class Origin { graded, stub };  // labs under grade, or the kit's own stub copies
+
+struct LoadedLab {
+  const ModuleInfo* info = nullptr;  // null when the lab could not be loaded
+  std::string problem;               // why not, written for the student
+  explicit operator bool() const { return info != nullptr; }
+};
+
+// Loads lab `number` (1..7). Modules stay loaded for the life of the process.
+LoadedLab load_lab(int number, Flavor flavor, Origin origin = Origin::graded);
+
+// File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
+std::string module_file_stem(int number, Flavor flavor);
+
+// The first line of a compiler log that reads as an error (with the line before it when that
+// names the file), or an empty string.
+std::string first_compiler_error(const std::string& log_text);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,31 @@
+// The value a lab must produce, and how far a floating-point result may be from it.
+#pragma once
+
+#include <string>
+
+#include "inputs.hpp"
+
+namespace reduce_lab::grader {
+
+struct Reference {
+  double value = 0;     // exact for max/min and int; pairwise long double for float/double sums
+  double sum_abs = 0;   // sum of |x|, what the rounding error of any summation order scales with
+  bool exact = false;   // no rounding can occur in any order: the result must equal value
+};
+
+Reference reference(const HostArray& input, Op op);
+
+// Largest accepted |got - value| (design §6): k * ceil(log2 n) * eps(type) * sum|x|, k = 2,
+// which bounds a tree of any shape; 0 when the reference is exact.
+double tolerance(const Reference& ref, DType dtype, std::size_t n);
+
+// Reads element 0 of a device-order result as a double (int results as their exact value).
+double value_of(DType dtype, const void* element);
+
+struct Comparison {
+  bool ok = false;
+  std::string text;  // "got 12.5, expected 12.499999 (allowed error 3e-05)"
+};
+Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,67 @@
+#include "timing.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace reduce_lab::grader {
+
+double median(std::vector<double> samples) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const std::size_t mid = samples.size() / 2;
+  return samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+}
+
+L2Flush::L2Flush() : scratch_(std::max<std::size_t>(2 * device_facts().l2_bytes, 1 << 20), 1) {}
+
+void L2Flush::operator()() {
+  check(cudaMemsetAsync(scratch_.data(), 0, scratch_.bytes()), "flushing the L2 cache");
+}
+
+double time_device_ms(const std::function<void()>& work) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "creating a timing event");
+  check(cudaEventCreate(&stop), "creating a timing event");
+  float ms = 0;
+  try {
+    check(cudaEventRecord(start), "recording the start event");
+    work();
+    check(cudaEventRecord(stop), "recording the stop event");
+    check(cudaEventSynchronize(stop), "waiting for the timed kernels");
+    check(cudaEventElapsedTime(&ms, start, stop), "reading the elapsed time");
+  } catch (...) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    throw;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms;
+}
+
+Duel interleave(const Contender& a, const Contender& b, int samples, int warmups) {
+  for (int i = 0; i < warmups; ++i) {
+    a.prepare();
+    a.timed();
+    b.prepare();
+    b.timed();
+  }
+  Duel duel;
+  for (int i = 0; i < samples; ++i) {
+    a.prepare();
+    duel.a_ms.push_back(a.timed());
+    b.prepare();
+    duel.b_ms.push_back(b.timed());
+  }
+  duel.a_median = median(duel.a_ms);
+  duel.b_median = median(duel.b_ms);
+  return duel;
+}
+
+int sample_count() {
+  const char* text = std::getenv("REDUCE_LAB_SAMPLES");
+  const int requested = text ? std::atoi(text) : 30;
+  return std::max(requested, 20);
+}
+
+}  // namespace reduce_lab::grader

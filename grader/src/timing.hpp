@@ -1,0 +1,48 @@
+// Timing rules of design §5: device events around the whole reduction, an L2-sized buffer
+// rewritten before every sample, warm-up, the two contenders' samples interleaved
+// (A B A B ...), the median of each.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "device.hpp"
+
+namespace reduce_lab::grader {
+
+double median(std::vector<double> samples);
+
+// Rewrites a buffer larger than the L2 cache, so no sample starts with the input cached.
+class L2Flush {
+ public:
+  L2Flush();
+  void operator()();
+
+ private:
+  DeviceBuffer scratch_;
+};
+
+// One contender: prepare() runs untimed before each sample (restoring an input the lab
+// overwrites); timed() runs the measured work and returns its milliseconds.
+struct Contender {
+  std::string name;
+  std::function<void()> prepare;
+  std::function<double()> timed;
+};
+
+// Times device work enqueued by `work` with events on the default stream.
+double time_device_ms(const std::function<void()>& work);
+
+struct Duel {
+  std::vector<double> a_ms, b_ms;
+  double a_median = 0, b_median = 0;
+};
+
+// Warm-up runs of each, then `samples` interleaved samples of each.
+Duel interleave(const Contender& a, const Contender& b, int samples, int warmups = 3);
+
+// Samples per contender: REDUCE_LAB_SAMPLES, at least 20 (default 30).
+int sample_count();
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,19 @@
+// What every lab test file uses: the checks, and grade(), which records a verdict for the
+// table, prints it, and fails the test case when the verdict does.
+#pragma once
+
+#include "catch.hpp"
+#include "checks.hpp"
+
+namespace reduce_lab::grader {
+
+void grade(int lab, const char* test, const Verdict& verdict);
+
+// Labs 1-3 (multipass, n a power of two): every power of two from 2 to 2^20 with random
+// inputs, and the other patterns at a few sizes.
+CorrectnessPlan power_of_two_plan();
+
+// What the races test runs under compute-sanitizer: a few sizes, one and many blocks.
+CorrectnessPlan sanitizer_plan(const std::vector<std::size_t>& sizes);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,101 @@
+// The harness's own parts, none of which need a device: references and tolerances, inputs,
+// the compiler-error report, the grade table.
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <unistd.h>
+#include <fstream>
+
+#include "catch.hpp"
+#include "modules.hpp"
+#include "reference.hpp"
+#include "report.hpp"
+
+using namespace reduce_lab;
+using namespace reduce_lab::grader;
+
+namespace {
+template <class T>
+HostArray array_of(std::initializer_list<T> values, DType dtype) {
+  HostArray a;
+  a.dtype = dtype;
+  a.n = values.size();
+  a.bytes.resize(values.size() * sizeof(T));
+  std::memcpy(a.data(), values.begin(), a.bytes.size());
+  return a;
+}
+
+std::filesystem::path fresh_dir(const char* name) {
+  auto dir = std::filesystem::temp_directory_path() / (std::string("reduce_lab_") + name + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("kit harness") {
+  SECTION("references are exact where rounding cannot occur") {
+    const Reference ints = reference(array_of<int>({2147483647, 1}, DType::i32), Op::sum);
+    CHECK(ints.exact);
+    CHECK(ints.value == -2147483648.0);  // int sums wrap, as on the device
+    const Reference whole = reference(array_of<float>({1, -1, 1, 1}, DType::f32), Op::sum);
+    CHECK(whole.exact);
+    CHECK(tolerance(whole, DType::f32, 4) == 0);
+    const Reference fractional = reference(array_of<float>({0.1f, 0.2f}, DType::f32), Op::sum);
+    CHECK_FALSE(fractional.exact);
+    CHECK(tolerance(fractional, DType::f32, 2) > 0);
+    CHECK(reference(array_of<float>({-5, -3, -9}, DType::f32), Op::max).value == -3);
+    CHECK(reference(array_of<double>({-5, -3, -9}, DType::f64), Op::min).value == -9);
+  }
+  SECTION("a NaN or a dropped element never passes") {
+    const HostArray input = make_input(Pattern::integers, DType::f32, 1000);
+    const Reference ref = reference(input, Op::sum);
+    CHECK(compare(ref.value, ref, DType::f32, input.n).ok);
+    CHECK_FALSE(compare(NAN, ref, DType::f32, input.n).ok);
+    CHECK_FALSE(compare(ref.value + 1, ref, DType::f32, input.n).ok);
+  }
+  SECTION("the tolerance grows with log2(n) and sum|x|, not with a constant") {
+    const HostArray input = make_input(Pattern::uniform, DType::f32, 1 << 16);
+    const Reference ref = reference(input, Op::sum);
+    CHECK(tolerance(ref, DType::f32, input.n) == Approx(2.0 * 16 * 1.1920929e-7 * ref.sum_abs));
+  }
+  SECTION("inputs are reproducible from the seed and cancel where they should") {
+    const HostArray a = make_input(Pattern::uniform, DType::f32, 4096);
+    const HostArray b = make_input(Pattern::uniform, DType::f32, 4096);
+    CHECK(a.bytes == b.bytes);
+    const HostArray cancel = make_input(Pattern::cancellation, DType::f64, 4096);
+    CHECK(std::fabs(reference(cancel, Op::sum).value) < 1e-12);
+    const HostArray negative = make_input(Pattern::all_negative, DType::i32, 4096);
+    CHECK(reference(negative, Op::max).value < 0);
+  }
+  SECTION("a lab that does not compile is reported with its first compiler error") {
+    const std::string nvcc_log =
+        "labs/03_shared_memory.cu(21): warning #177-D: variable \"x\" was declared but never referenced\n"
+        "labs/03_shared_memory.cu(24): error: identifier \"stride\" is undefined\n"
+        "1 error detected in the compilation of \"labs/03_shared_memory.cu\".\n";
+    CHECK(first_compiler_error(nvcc_log) == "labs/03_shared_memory.cu(24): error: identifier \"stride\" is undefined");
+    const auto dir = fresh_dir("modules");
+    const std::string stem = (dir / module_file_stem(3, Flavor::plain)).string();
+    std::ofstream(stem + ".log") << nvcc_log;
+    std::ofstream(stem + ".status") << "2\n";
+    std::ofstream(stem + ".so") << "stale module from an earlier build";
+    setenv("REDUCE_LAB_MODULE_DIR", dir.c_str(), 1);
+    const LoadedLab loaded = load_lab(3, Flavor::plain);
+    CHECK_FALSE(loaded);
+    CHECK(loaded.problem.find("does not compile") != std::string::npos);
+    CHECK(loaded.problem.find("identifier \"stride\" is undefined") != std::string::npos);
+    const LoadedLab missing = load_lab(5, Flavor::plain);
+    CHECK_FALSE(missing);
+    CHECK(missing.problem.find("has not been built") != std::string::npos);
+  }
+  SECTION("the grade table fails when any recorded test failed") {
+    const auto dir = fresh_dir("results");
+    setenv("REDUCE_LAB_RESULTS_DIR", dir.c_str(), 1);
+    record(1, "correctness", pass("40 cases ok", ""));
+    record(1, "speedup", skip("skipped", "no GPU"));
+    CHECK(print_table(dir.string(), "test"));
+    record(2, "correctness", fail("not implemented yet", ""));
+    CHECK_FALSE(print_table(dir.string(), "test"));
+  }
+}

@@ -1,0 +1,12 @@
+// Lab 1: correct at every power of two, the book's requests exactly, faster than its baseline.
+#include "kit.hpp"
+
+using namespace reduce_lab::grader;
+
+TEST_CASE("lab1 correctness") { grade(1, "correctness", check_correctness(1, power_of_two_plan())); }
+
+TEST_CASE("lab1 requests") { grade(1, "requests", check_book_requests(1, powers_of_two(2, std::size_t{1} << 20))); }
+
+TEST_CASE("lab1 speedup") { grade(1, "speedup", check_speedup(1)); }
+
+TEST_CASE("lab1 races") { grade(1, "races", check_correctness(1, sanitizer_plan({256, 2048, 1u << 16}))); }

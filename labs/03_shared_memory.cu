@@ -1,0 +1,39 @@
+// Lab 3 - shared-memory sum reduction (PMPP Fig. 10.11).
+//
+// Lab 2's tree, moved on chip: each thread adds its two elements while loading them (the
+// first step of the tree), and every later step works on __shared__ memory. Global memory
+// is read once and written once per block, and the input is left untouched: this version
+// results in 2 requests per warp plus 1 per block (N/32 + 1 for one block), four times
+// fewer than lab 2 at N=256.
+//
+// Read docs/03-shared-memory.md, then grade with: ./lab grade 3
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned MAX_BLOCK_DIM = 1024;  // threads per block, as in the book
+
+__global__ void SharedMemorySumReductionKernel(Global<float> input, Global<float> output) {
+    input += 2 * blockDim.x * blockIdx.x;  // provided: move to this block's segment
+    __shared__ float input_s[MAX_BLOCK_DIM];
+    // BEGIN EXERCISE
+    // Write Fig. 10.11: each thread loads two elements, adds them and stores the sum in
+    // input_s; then run lab 2's tree on input_s instead of global memory. Where must the
+    // barrier go so that no thread reads a partial sum before it is written?
+    // Remove the REDUCE_LAB_TODO() line when you start (docs/03-shared-memory.md).
+    REDUCE_LAB_TODO();
+    // END EXERCISE
+    if (threadIdx.x == 0) {  // provided: the block's sum is now in input_s[0]
+        output[blockIdx.x] = input_s[0];
+    }
+}
+
+// Provided host code: one pass turns every 2*blockDim elements (n a power of two) into one
+// value of output; the grader repeats passes until one value is left.
+unsigned shared_memory_sum_pass(Global<float> input, Global<float> output, unsigned n) {
+    const unsigned block = n / 2 < MAX_BLOCK_DIM ? n / 2 : MAX_BLOCK_DIM;
+    const unsigned grid = n / (2 * block);
+    launch(SharedMemorySumReductionKernel, grid, block, input, output);
+    return grid;
+}
+
+REDUCE_LAB_MULTIPASS(3, "shared-memory", shared_memory_sum_pass)
