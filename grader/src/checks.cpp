@@ -204,6 +204,70 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
                   "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab));
 }
 
+Verdict check_traffic(int lab, const TrafficPlan& plan) {
+  const LoadedLab loaded = load_lab(lab, Flavor::counted, plan.origin);
+  if (!loaded) return not_loadable(lab, loaded);
+  std::size_t largest = 1;
+  for (std::size_t n : plan.sizes) largest = std::max(largest, n);
+
+  std::ostringstream problems, figures;
+  std::string summary;
+  int cases = 0;
+  try {
+    for (DType dtype : plan.dtypes) {
+      for (Op op : plan.ops) {
+        LabRunner runner(loaded.info, dtype, op, largest);
+        for (std::size_t n : plan.sizes) {
+          const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n));
+          if (outcome.todo) return not_implemented(lab, plan.origin);
+          if (!outcome.ran)
+            return fail("fault at n = " + size_text(n),
+                        lab_title(lab) + " failed while counting at n = " + std::to_string(n) + ": " + outcome.error);
+          ++cases;
+          const Counters& c = outcome.counters;
+          const std::size_t bytes = n * dtype_bytes(dtype);
+          const unsigned long long sectors = (bytes + 31) / 32;
+          const unsigned long long atomics =
+              plan.elements_per_block ? (n + plan.elements_per_block - 1) / plan.elements_per_block : outcome.launches.blocks;
+          const double barriers = outcome.launches.warps ? static_cast<double>(c.barrier_warps) / outcome.launches.warps : 0;
+          std::string wrong;
+          if (c.sectors[0] != sectors)
+            wrong += "    load sectors " + std::to_string(c.sectors[0]) + ", expected " + std::to_string(sectors) +
+                     " (ceil(" + std::to_string(bytes) + " bytes / 32): every input byte loaded exactly once)\n";
+          if (c.active_lanes[0] != n)
+            wrong += "    elements loaded " + std::to_string(c.active_lanes[0]) + ", expected " + std::to_string(n) + "\n";
+          if (c.requests[1] != 0)
+            wrong += "    store requests " + std::to_string(c.requests[1]) +
+                     ", expected 0 (partial sums belong in registers and shared memory)\n";
+          if (c.requests[2] != atomics)
+            wrong += "    atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
+                     " (one per block" +
+                     (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block" : "") +
+                     ")\n";
+          if (plan.max_barriers_per_block && barriers > plan.max_barriers_per_block)
+            wrong += "    __syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
+                     std::to_string(plan.max_barriers_per_block) + "\n";
+          if (!wrong.empty() && problems.tellp() < 2000)
+            problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", n = " << n << ":\n" << wrong;
+          if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
+            summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + size_text(n);
+            figures << "  n = " << n << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
+                    << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
+                    << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c)) << "\n";
+          }
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    return fail("grader error", std::string("the grader could not count the lab: ") + e.what());
+  }
+  if (problems.tellp() == 0)
+    return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
+                             std::to_string(cases) + " cases:\n" + figures.str());
+  return fail("traffic differs", lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
+                                     doc_line(lab));
+}
+
 namespace {
 
 std::size_t benchmark_size(std::size_t bytes_per_element, int copies) {
@@ -304,8 +368,22 @@ Verdict check_speedup(int lab) {
             << "  " << lab_title(lab) << ": " << format("%.4f ms", duel.b_median) << "\n"
             << "  " << base.name << ": " << format("%.4f ms", duel.a_median) << "\n"
             << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n";
-    const std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
-    if (speedup >= required) return pass(summary, message.str());
+    std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
+    bool fast_enough = speedup >= required;
+    if (lab == 7) {
+      const char* text = std::getenv("REDUCE_LAB_MIN_BANDWIDTH");
+      const double required_fraction = text && *text ? std::atof(text) : 0.75;
+      const double copy = copy_bandwidth(n * 4, sample_count());
+      const double achieved = 4.0 * static_cast<double>(n) / (duel.b_median * 1e-3);
+      const double fraction = achieved / copy;
+      message << "  bandwidth " << format("%.0f GB/s", achieved / 1e9) << " = " << format("%.0f%%", 100 * fraction)
+              << " of the device's copy bandwidth (" << format("%.0f GB/s", copy / 1e9)
+              << ", bytes read + written by a device-to-device copy); required at least "
+              << format("%.0f%%", 100 * required_fraction) << "\n";
+      summary += ", " + format("%.0f%%", 100 * fraction) + " of copy";
+      fast_enough = fast_enough && fraction >= required_fraction;
+    }
+    if (fast_enough) return pass(summary, message.str());
     message << "Your kernel is correct but not yet faster by the factor this lab's idea should give.\n" << doc_line(lab);
     return fail(summary, message.str());
   } catch (const std::exception& e) {

@@ -27,8 +27,25 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan);
 // Labs 1-3: one pass at every size is counted and must equal the book kernel's model.
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin = Origin::graded);
 
+// Labs 4-7: what a single-launch reduction must do with global memory at every size:
+// every input byte loaded exactly once (load sectors = ceil(bytes / 32), one lane per
+// element), no stores, and the atomics and barriers the lesson promises.
+struct TrafficPlan {
+  std::vector<std::size_t> sizes;
+  std::vector<DType> dtypes{DType::f32};
+  std::vector<Op> ops{Op::sum};
+  // Elements one block covers, for "one atomic per block": atomics = ceil(n / this).
+  // 0: one atomic per block launched, however many the lab chose to launch.
+  std::size_t elements_per_block = 0;
+  unsigned max_barriers_per_block = 0;  // 0: not graded
+  Origin origin = Origin::graded;
+};
+Verdict check_traffic(int lab, const TrafficPlan& plan);
+
 // Median time of lab `lab` against its baseline (lab 1: the CPU loop of Fig. 10.1;
 // otherwise the student's own lab - 1). The minimum comes from REDUCE_LAB_MIN_SPEEDUP.
+// Lab 7 must also reach REDUCE_LAB_MIN_BANDWIDTH (a fraction, default 0.75) of the
+// device's measured copy bandwidth.
 Verdict check_speedup(int lab);
 
 // The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.

@@ -35,6 +35,8 @@ class LabRunner {
   void restore();
   void enqueue();
   RunOutcome finish();
+  // The staged input on the device (read-only), for timing another reduction beside the lab.
+  const void* staged_input() const { return pristine_.data(); }
 
  private:
   RunOutcome run_passes(bool synchronize, bool count, bool first_pass_only);

@@ -58,6 +58,22 @@ Duel interleave(const Contender& a, const Contender& b, int samples, int warmups
   return duel;
 }
 
+double copy_bandwidth(std::size_t bytes, int samples) {
+  DeviceBuffer source(bytes, 1), destination(bytes, 1);
+  check(cudaMemset(source.data(), 1, bytes), "filling the copy source");
+  L2Flush flush;
+  auto copy = [&] {
+    check(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice), "copying for the bandwidth");
+  };
+  std::vector<double> ms;
+  for (int i = 0; i < samples + 3; ++i) {
+    flush();
+    const double t = time_device_ms(copy);
+    if (i >= 3) ms.push_back(t);
+  }
+  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3);
+}
+
 int sample_count() {
   const char* text = std::getenv("REDUCE_LAB_SAMPLES");
   const int requested = text ? std::atoi(text) : 30;

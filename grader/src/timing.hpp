@@ -42,6 +42,10 @@ struct Duel {
 // Warm-up runs of each, then `samples` interleaved samples of each.
 Duel interleave(const Contender& a, const Contender& b, int samples, int warmups = 3);
 
+// Bytes read plus bytes written per second by a device-to-device copy of `bytes`, median
+// of `samples` copies each after an L2 flush: the bandwidth a reduction can hope for.
+double copy_bandwidth(std::size_t bytes, int samples);
+
 // Samples per contender: REDUCE_LAB_SAMPLES, at least 20 (default 30).
 int sample_count();
 

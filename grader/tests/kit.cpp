@@ -23,6 +23,19 @@ CorrectnessPlan power_of_two_plan() {
   return plan;
 }
 
+CorrectnessPlan any_size_plan() {
+  CorrectnessPlan plan;
+  plan.sizes = powers_of_two(2, std::size_t{1} << 20);
+  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{1000}, std::size_t{2047},
+                        std::size_t{2049}, std::size_t{1000007}, (std::size_t{1} << 24) + 1})
+    plan.sizes.push_back(n);
+  plan.special_sizes = {1, 31, 2049, 1000007};
+  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative};
+  return plan;
+}
+
+std::vector<std::size_t> traffic_sizes() { return {1, 31, 1000, 2049, 1000007, std::size_t{1} << 20}; }
+
 CorrectnessPlan sanitizer_plan(const std::vector<std::size_t>& sizes) {
   CorrectnessPlan plan;
   plan.sizes = sizes;

@@ -10,6 +10,7 @@
 #endif
 
 #include "abi.h"
+#include "atomics.cuh"
 #include "check.h"
 #include "global.cuh"
 #include "launch.cuh"

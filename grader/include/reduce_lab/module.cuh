@@ -96,6 +96,8 @@ int run_single(Call* call) {
   });
 }
 
+inline int every_type_and_op(DType, Op) { return 1; }
+
 }  // namespace detail
 }  // namespace reduce_lab
 
@@ -123,3 +125,36 @@ int run_single(Call* call) {
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                    \
                             &::reduce_lab::detail::float_sum_only,                       \
                             &::reduce_lab::detail::run_single<REDUCE>)
+
+// Lab 7: REDUCE<T, Op>(input, output, n) leaves Op's reduction of any n >= 1 elements in
+// output[0], for T in float, double, int and Op in Sum, Max, Min.
+#define REDUCE_LAB_GENERIC(LAB, NAME, REDUCE)                                                     \
+  namespace reduce_lab_generated {                                                               \
+  template <class T, class Op>                                                                   \
+  int run_one(::reduce_lab::Call* call) {                                                        \
+    return ::reduce_lab::detail::run_call(call, [call] {                                         \
+      REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),           \
+                    ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->n);            \
+      call->outputs_written = 1;                                                                 \
+    });                                                                                          \
+  }                                                                                              \
+  template <class T>                                                                             \
+  int run_type(::reduce_lab::Call* call) {                                                       \
+    switch (call->op) {                                                                          \
+      case ::reduce_lab::Op::sum: return run_one<T, ::reduce_lab::Sum<T>>(call);                 \
+      case ::reduce_lab::Op::max: return run_one<T, ::reduce_lab::Max<T>>(call);                 \
+      case ::reduce_lab::Op::min: return run_one<T, ::reduce_lab::Min<T>>(call);                 \
+    }                                                                                            \
+    return 1;                                                                                    \
+  }                                                                                              \
+  int run(::reduce_lab::Call* call) {                                                            \
+    switch (call->dtype) {                                                                       \
+      case ::reduce_lab::DType::f32: return run_type<float>(call);                               \
+      case ::reduce_lab::DType::f64: return run_type<double>(call);                              \
+      case ::reduce_lab::DType::i32: return run_type<int>(call);                                 \
+    }                                                                                            \
+    return 1;                                                                                    \
+  }                                                                                              \
+  }                                                                                              \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::generic,                           \
+                            &::reduce_lab::detail::every_type_and_op, &reduce_lab_generated::run)

@@ -1,0 +1,57 @@
+// Lab 6 - warp-unrolled sum reduction (lab 5 with its last warp unrolled).
+//
+// In lab 5 the last five tree steps (strides 16 down to 1) involve a single warp, yet
+// every one of them waits at a __syncthreads for the whole block. Those steps need only the
+// warp: here they pass partial sums between lanes with __shfl_down_sync (or run in shared
+// memory with __syncwarp between steps). Relying on the warp's lanes running in lockstep
+// without either is a race on Volta and later GPUs. This version results in at most
+// log2(BLOCK_DIM) - 4 barriers per block instead of log2(BLOCK_DIM).
+//
+// Read docs/06-warp-unrolled.md, then grade with: ./lab grade 6
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned BLOCK_DIM = 1024;    // threads per block
+constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
+constexpr unsigned WARP = 32;
+
+__global__ void WarpUnrolledSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
+    __shared__ float input_s[BLOCK_DIM];
+    unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    // BEGIN EXERCISE
+    float sum = 0.0f;
+    for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
+        if (i + tile * BLOCK_DIM < n) {
+            sum += input[i + tile * BLOCK_DIM];
+        }
+    }
+    input_s[t] = sum;
+    for (unsigned int stride = blockDim.x / 2; stride >= WARP; stride /= 2) {
+        __syncthreads();
+        if (t < stride) {
+            input_s[t] += input_s[t + stride];
+        }
+    }
+    __syncthreads();
+    if (t < WARP) {
+        sum = input_s[t];
+        for (unsigned int offset = WARP / 2; offset >= 1; offset /= 2) {
+            sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        }
+        if (t == 0) {
+            atomicAdd(output, sum);
+        }
+    }
+    // END EXERCISE
+}
+
+// Host code: as lab 5.
+void warp_unrolled_sum(Global<const float> input, Global<float> output, unsigned n) {
+    reduce_lab::fill(output, 0.0f);
+    const unsigned blocks = (n + COARSE_FACTOR * 2 * BLOCK_DIM - 1) / (COARSE_FACTOR * 2 * BLOCK_DIM);
+    launch(WarpUnrolledSumReductionKernel, blocks, BLOCK_DIM, input, output, n);
+}
+
+REDUCE_LAB_SINGLE(6, "warp-unrolled", warp_unrolled_sum)
