@@ -12,43 +12,69 @@
 
 namespace reduce_lab::grader {
 
-struct Watchdog::State {
-  std::mutex mutex;
-  std::condition_variable done;
-  bool finished = false;
-  std::thread thread;
-};
+namespace {
 
-Watchdog::Watchdog(std::string what) : state_(new State) {
-  const char* text = std::getenv("REDUCE_LAB_RUN_TIMEOUT");
+class WatchdogThread {
+ public:
+  static WatchdogThread& instance() {
+    static WatchdogThread* watcher = new WatchdogThread;  // never destroyed: it may outlive main
+    return *watcher;
+  }
+
+  void arm(std::string what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    what_ = std::move(what);
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(limit_seconds_));
+    armed_ = true;
+    changed_.notify_one();
+  }
+
+  void disarm() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+  }
+
+ private:
+  WatchdogThread() {
+    const char* text = std::getenv("REDUCE_LAB_RUN_TIMEOUT");
 #if defined(REDUCE_LAB_EMU)
-  const double seconds = text ? std::atof(text) : 300.0;
+    limit_seconds_ = text ? std::atof(text) : 300.0;
 #else
-  const double seconds = text ? std::atof(text) : 30.0;
+    limit_seconds_ = text ? std::atof(text) : 30.0;
 #endif
-  state_->thread = std::thread([state = state_, what = std::move(what), seconds] {
-    std::unique_lock<std::mutex> lock(state->mutex);
-    if (!state->done.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return state->finished; })) {
+    std::thread([this] { watch(); }).detach();
+  }
+
+  void watch() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [this] { return armed_; });
+      const auto deadline = deadline_;
+      if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
       std::fprintf(stderr,
                    "\nFAILED: %s did not finish within %.0f s, so it was stopped.\n"
                    "A kernel that never ends usually waits at a __syncthreads() that some threads of the\n"
                    "block never reach (one inside an if), or loops on a condition that never changes.\n",
-                   what.c_str(), seconds);
+                   what_.c_str(), limit_seconds_);
       std::fflush(stderr);
       std::_Exit(1);
     }
-  });
-}
-
-Watchdog::~Watchdog() {
-  {
-    std::lock_guard<std::mutex> lock(state_->mutex);
-    state_->finished = true;
   }
-  state_->done.notify_all();
-  state_->thread.join();
-  delete state_;
-}
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool armed_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  std::string what_;
+  double limit_seconds_ = 30;
+};
+
+}  // namespace
+
+Watchdog::Watchdog(std::string what) { WatchdogThread::instance().arm(std::move(what)); }
+
+Watchdog::~Watchdog() { WatchdogThread::instance().disarm(); }
 
 LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, std::size_t capacity)
     : module_(module),
@@ -79,7 +105,11 @@ void LabRunner::enqueue() { pending_ = run_passes(false, false, false); }
 RunOutcome LabRunner::finish() {
   RunOutcome outcome = pending_;
   if (!outcome.ran) return outcome;
-  const cudaError_t status = cudaDeviceSynchronize();
+  cudaError_t status;
+  {
+    Watchdog watchdog(lab_title(module_->lab) + " on " + std::to_string(n_) + " elements");
+    status = cudaDeviceSynchronize();
+  }
   if (status != cudaSuccess) {
     outcome.ran = false;
     outcome.error = std::string("the kernels failed: ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";

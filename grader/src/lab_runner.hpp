@@ -49,16 +49,15 @@ class LabRunner {
   RunOutcome pending_;
 };
 
-// Stops the process with `message` when a lab call takes longer than the limit: a kernel
-// that never finishes must fail its own test with a reason, not hang the grade.
+// Stops the process with a message when a lab call takes longer than the limit: a kernel
+// that never finishes must fail its own test with a reason, not hang the grade. One thread
+// per process watches; arming it costs a lock, so it may sit inside timed regions.
 class Watchdog {
  public:
-  explicit Watchdog(std::string what);
-  ~Watchdog();
-
- private:
-  struct State;
-  State* state_;
+  explicit Watchdog(std::string what);  // arms
+  ~Watchdog();                          // disarms
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
 };
 
 }  // namespace reduce_lab::grader
