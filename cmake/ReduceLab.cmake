@@ -1,6 +1,19 @@
 # Build helpers: which backend runs the labs, one module per lab and flavour, one CTest
 # test per graded aspect. Everything that judges a lab lives in C++ (grader/).
 
+# Sets <out> to TRUE when nvidia-smi lists a GPU on this machine.
+function(reduce_lab_gpu_present out)
+  set(present FALSE)
+  find_program(REDUCE_LAB_NVIDIA_SMI nvidia-smi)
+  if(REDUCE_LAB_NVIDIA_SMI)
+    execute_process(COMMAND "${REDUCE_LAB_NVIDIA_SMI}" -L RESULT_VARIABLE smi_status OUTPUT_QUIET ERROR_QUIET)
+    if(smi_status EQUAL 0)
+      set(present TRUE)
+    endif()
+  endif()
+  set(${out} ${present} PARENT_SCOPE)
+endfunction()
+
 # Chooses gpu or emu for REDUCE_LAB_BACKEND=auto: the GPU when nvcc and an NVIDIA GPU are
 # both here, else the emulator when Boost.Context is, else gpu (builds, tests skip).
 function(reduce_lab_resolve_backend)
@@ -8,14 +21,7 @@ function(reduce_lab_resolve_backend)
   set(backend "${REDUCE_LAB_BACKEND}")
   if(backend STREQUAL "auto")
     check_language(CUDA)
-    set(have_gpu FALSE)
-    find_program(REDUCE_LAB_NVIDIA_SMI nvidia-smi)
-    if(REDUCE_LAB_NVIDIA_SMI)
-      execute_process(COMMAND "${REDUCE_LAB_NVIDIA_SMI}" -L RESULT_VARIABLE smi_status OUTPUT_QUIET ERROR_QUIET)
-      if(smi_status EQUAL 0)
-        set(have_gpu TRUE)
-      endif()
-    endif()
+    reduce_lab_gpu_present(have_gpu)
     find_package(Boost 1.74 QUIET COMPONENTS context)
     if(CMAKE_CUDA_COMPILER AND have_gpu)
       set(backend gpu)

@@ -4,8 +4,8 @@
 // and adds the element `stride` places away while t < stride, the stride halving from
 // blockDim down to 1. Whole warps now stay busy or fall idle together until fewer than 32
 // threads remain, and each warp's accesses are contiguous: this version cuts the requests
-// to about N/16 and keeps 66% of lanes at work, but still reads and writes every partial
-// sum through global memory.
+// to about 3N/32 (a sixth of lab 1's) and keeps 66% of lanes at work, but still reads and
+// writes every partial sum through global memory.
 //
 // Read docs/02-convergent.md, then grade with: ./lab grade 2
 

@@ -183,7 +183,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
         figures << "  n = " << n << ": " << describe_requests(got) << " requests (the book's kernel: "
                 << describe_requests(expected) << "), SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(got))
                 << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1] << "\n";
-        summary += (summary.empty() ? "" : ", ") + std::to_string(total_requests(got)) + "/" +
+        summary += (summary.empty() ? "" : " ") + std::to_string(total_requests(got)) + "/" +
                    std::to_string(total_requests(expected)) + " @" + std::to_string(n);
       }
       if (!mismatch.empty() && problems.tellp() < 1500) {
@@ -380,7 +380,7 @@ Verdict check_speedup(int lab) {
               << " of the device's copy bandwidth (" << format("%.0f GB/s", copy / 1e9)
               << ", bytes read + written by a device-to-device copy); required at least "
               << format("%.0f%%", 100 * required_fraction) << "\n";
-      summary += ", " + format("%.0f%%", 100 * fraction) + " of copy";
+      summary += " " + format("%.0f%%", 100 * fraction) + " bw";
       fast_enough = fast_enough && fraction >= required_fraction;
     }
     if (fast_enough) return pass(summary, message.str());

@@ -30,12 +30,12 @@ constexpr int kSkipped = 77;
 
 using namespace reduce_lab::grader;
 
-// "lab3 speedup" -> records SKIP for the table.
-void record_skip(const std::vector<char*>& args, const std::string& reason) {
+// Records `verdict` for the graded test named in the arguments ("lab3 speedup"), if any.
+void record_for_test(const std::vector<char*>& args, const Verdict& verdict) {
   static const std::regex test_name("lab([1-7]) (\\w+)");
   for (char* arg : args) {
     std::cmatch match;
-    if (std::regex_match(arg, match, test_name)) record(std::stoi(match[1]), match[2], skip("skipped", reason));
+    if (std::regex_match(arg, match, test_name)) record(std::stoi(match[1]), match[2], verdict);
   }
 }
 
@@ -67,13 +67,17 @@ int run_under_sanitizer(const char* self, const std::vector<char*>& args) {
     }
     int status = 0;
     waitpid(child, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::printf("\ncompute-sanitizer %s found a problem (above): %s.\n", tool,
-                  std::string(tool) == "racecheck"
-                      ? "two threads touched the same shared-memory word without a barrier between them"
-                      : "an access outside an allocation, or another memory error");
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
+      const std::string what = std::string("compute-sanitizer ") + tool + " found " +
+                               (std::string(tool) == "racecheck"
+                                    ? "a race: two threads used the same shared-memory word with no barrier between them"
+                                    : "an access outside an allocation, or another memory error") +
+                               " (its report is above, with the lab's line).";
+      std::printf("\n%s\n", what.c_str());
+      record_for_test(args, fail(std::string(tool) + " error", what));
       return 1;
     }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;  // the lab's own failure, reported above
   }
   return 0;
 }
@@ -102,16 +106,18 @@ int main(int argc, char** argv) {
   }
   if (!skip_reason.empty()) {
     std::printf("SKIPPED: %s\n", skip_reason.c_str());
-    record_skip(rest, skip_reason);
+    record_for_test(rest, skip("skipped", skip_reason));
     return kSkipped;
   }
   std::string why;
   if (needs_gpu && !gpu_present(&why)) {
     const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";
     std::printf("SKIPPED: %s\n", reason.c_str());
-    record_skip(rest, reason);
+    record_for_test(rest, skip("skipped", reason));
     return kSkipped;
   }
+  // Until the test reports, it counts as failed: a crash or a timeout must not read as "-".
+  record_for_test(rest, fail("crashed or stopped", "the test process ended before it reported a result"));
   if (sanitize) return run_under_sanitizer(argv[0], rest);
 
   Catch::Session session;

@@ -12,7 +12,8 @@
 namespace reduce_lab::grader {
 
 namespace {
-const char* const kTests[] = {"correctness", "requests", "speedup"};
+const char* const kTests[] = {"correctness", "requests", "speedup", "races"};
+const int kColumns[] = {24, 34, 30, 20};
 
 std::string one_line(std::string text) {
   for (char& c : text)
@@ -35,11 +36,13 @@ bool print_table(const std::string& dir, const std::string& backend) {
   bool all_passed = true;
   bool any = false;
   std::printf("\nreduction-labs grade (%s)\n", backend.c_str());
-  std::printf("%-18s %-34s %-34s %-30s\n", "lab", "correctness", "requests", "speedup");
+  std::printf("%-17s", "lab");
+  for (int t = 0; t < 4; ++t) std::printf(" %-*s", kColumns[t], kTests[t]);
+  std::printf("\n");
   for (int lab = 1; lab <= kLabs; ++lab) {
-    std::string cells[3];
+    std::string cells[4];
     bool lab_seen = false;
-    for (int t = 0; t < 3; ++t) {
+    for (int t = 0; t < 4; ++t) {
       std::ifstream in(dir + "/lab" + std::to_string(lab) + "." + kTests[t]);
       std::string status, summary;
       if (!in || !std::getline(in, status)) {
@@ -50,12 +53,15 @@ bool print_table(const std::string& dir, const std::string& backend) {
       lab_seen = true;
       if (status == "FAIL") all_passed = false;
       cells[t] = status + " " + summary;
-      if (cells[t].size() > 33) cells[t] = cells[t].substr(0, 32) + "~";
+      const std::size_t width = static_cast<std::size_t>(kColumns[t]);
+      if (cells[t].size() > width) cells[t] = cells[t].substr(0, width - 1) + "~";
     }
     if (!lab_seen) continue;
     any = true;
     const std::string title = std::to_string(lab) + " " + lab_info(lab).name;
-    std::printf("%-18s %-34s %-34s %-30s\n", title.c_str(), cells[0].c_str(), cells[1].c_str(), cells[2].c_str());
+    std::printf("%-17s", title.c_str());
+    for (int t = 0; t < 4; ++t) std::printf(" %-*s", kColumns[t], cells[t].c_str());
+    std::printf("\n");
   }
   if (!any) {
     std::printf("(no results: no test ran)\n");

@@ -1,0 +1,199 @@
+// Global accesses: the bounds check every kernel access goes through, and the grouping of
+// each warp's accesses into the warp-level instructions a GPU would issue (design §4).
+//
+// A fiber runs alone, so the emulator never sees a warp's lanes execute an instruction
+// together. It reconstructs that instead: every access is logged with its call site (the
+// return address into the lab's code) and how often that lane has passed the site since
+// its warp last converged. When the whole warp meets again (a __syncthreads, a collective
+// covering every live lane, or the end of the block), the n-th pass of a site by each lane
+// becomes one instruction, and its requests and sectors are the distinct 128-byte segments
+// and 32-byte sectors its lanes touched, exactly as the gpu-counted build counts them.
+
+#include "internal.h"
+
+#include <reduce_lab/warp_tally.h>
+
+#include <cstdio>
+
+namespace reduce_emu {
+namespace detail {
+
+namespace {
+
+const char* access_name(reduce_lab::Access kind) {
+  switch (kind) {
+    case reduce_lab::Access::load: return "load";
+    case reduce_lab::Access::store: return "store";
+    case reduce_lab::Access::atomic: return "atomic";
+  }
+  return "access";
+}
+
+// Floor division, so one element before the allocation is index -1, not 0.
+long long element_index(std::uintptr_t address, std::uintptr_t base, unsigned bytes) {
+  const long long offset = static_cast<long long>(address - base);
+  const long long size = static_cast<long long>(bytes);
+  return offset >= 0 ? offset / size : -((-offset + size - 1) / size);
+}
+
+std::size_t hash_key(const void* site, unsigned occurrence, unsigned kind) {
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(site) * 0x9E3779B97F4A7C15ull;
+  h ^= (static_cast<std::uint64_t>(occurrence) << 2 | kind) * 0xC2B2AE3D27D4EB4Full;
+  return static_cast<std::size_t>(h ^ (h >> 29));
+}
+
+}  // namespace
+
+void Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                          const void* origin) {
+  const std::uintptr_t from = reinterpret_cast<std::uintptr_t>(origin);
+  const unsigned long long generation = allocation_generation.load(std::memory_order_acquire);
+  std::uintptr_t base = 0, end = 0;
+  bool known = false;
+  for (const CachedAllocation& entry : cache_) {
+    if (entry.generation == generation && from >= entry.base && from <= entry.end) {
+      base = entry.base;
+      end = entry.end;
+      known = true;
+      break;
+    }
+  }
+  if (!known) {
+    Allocation found;
+    if (!find_allocation(origin, &found)) {
+      char text[256];
+      std::snprintf(text, sizeof text,
+                    "global %s of %u bytes at %p through a Global made from %p, which is not inside any live "
+                    "cudaMalloc allocation (freed, a host pointer, or never allocated); the access was not "
+                    "performed",
+                    access_name(kind), bytes, reinterpret_cast<const void*>(address), origin);
+      fault_in_fiber(thread, text);
+    }
+    base = found.base;
+    end = found.base + found.bytes;
+    cache_[cache_next_++ % 4] = CachedAllocation{base, end, generation};
+  }
+  if (address >= base && address + bytes <= end && address + bytes >= address) return;
+
+  const unsigned long long elements = (end - base) / bytes;
+  const long long index = element_index(address, base, bytes);
+  char text[512];
+  int length = std::snprintf(text, sizeof text,
+                             "out-of-bounds global %s: element %lld of an allocation of %llu elements (%llu bytes, "
+                             "%u-byte elements); valid indices are 0 to %lld",
+                             access_name(kind), index, elements, static_cast<unsigned long long>(end - base), bytes,
+                             static_cast<long long>(elements) - 1);
+  if (from != base && length > 0 && static_cast<std::size_t>(length) < sizeof text)
+    length += std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length),
+                            " (the Global was made from element %lld of it)", element_index(from, base, bytes));
+  if (length > 0 && static_cast<std::size_t>(length) < sizeof text)
+    std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), "; the access was not performed");
+  fault_in_fiber(thread, text);
+}
+
+void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, const void* site) {
+  const unsigned k = static_cast<unsigned>(kind);
+  std::vector<SiteCount>& sites = thread.sites;
+  const std::size_t n = sites.size();
+  unsigned occurrence = 0;
+  bool found = false;
+  // Sites recur in the same order loop after loop, so the next one is usually just past
+  // the last one found.
+  std::size_t i = thread.last_site + 1;
+  for (std::size_t step = 0; step < n; ++step, ++i) {
+    if (i >= n) i = 0;
+    if (sites[i].site == site && sites[i].kind == k) {
+      occurrence = sites[i].count++;
+      thread.last_site = static_cast<unsigned>(i);
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    sites.push_back(SiteCount{site, k, 1});
+    thread.last_site = static_cast<unsigned>(n);
+  }
+  warps_[thread.warp].log.push_back(
+      AccessRecord{address, site, occurrence, static_cast<unsigned char>(thread.lane), static_cast<unsigned char>(k)});
+}
+
+void Runner::flush(Warp& warp, unsigned warp_index) {
+  if (warp.log.empty()) return;
+  if (slot_of_.empty()) {
+    slot_of_.assign(256, 0);
+    slot_stamp_.assign(256, 0);
+  }
+  instructions_.clear();
+  if (++stamp_ == 0) {
+    std::fill(slot_stamp_.begin(), slot_stamp_.end(), 0u);
+    stamp_ = 1;
+  }
+  auto slot_for = [this](const void* site, unsigned occurrence, unsigned kind) -> std::size_t {
+    const std::size_t mask = slot_of_.size() - 1;
+    for (std::size_t h = hash_key(site, occurrence, kind) & mask;; h = (h + 1) & mask) {
+      if (slot_stamp_[h] != stamp_) return h;
+      const Instruction& ins = instructions_[static_cast<std::size_t>(slot_of_[h])];
+      if (ins.site == site && ins.occurrence == occurrence && ins.kind == kind) return h;
+    }
+  };
+  for (const AccessRecord& record : warp.log) {
+    std::size_t h = slot_for(record.site, record.occurrence, record.kind);
+    if (slot_stamp_[h] != stamp_) {
+      if ((instructions_.size() + 1) * 2 > slot_of_.size()) {
+        // Keep the table at most half full: rebuild it twice as large.
+        slot_of_.assign(slot_of_.size() * 2, 0);
+        slot_stamp_.assign(slot_stamp_.size() * 2, 0);
+        for (std::size_t i = 0; i < instructions_.size(); ++i) {
+          const Instruction& ins = instructions_[i];
+          const std::size_t free_slot = slot_for(ins.site, ins.occurrence, ins.kind);
+          slot_stamp_[free_slot] = stamp_;
+          slot_of_[free_slot] = static_cast<int>(i);
+        }
+        h = slot_for(record.site, record.occurrence, record.kind);
+      }
+      slot_stamp_[h] = stamp_;
+      slot_of_[h] = static_cast<int>(instructions_.size());
+      Instruction fresh;
+      fresh.kind = record.kind;
+      fresh.site = record.site;
+      fresh.occurrence = record.occurrence;
+      fresh.count = 0;
+      instructions_.push_back(fresh);
+    }
+    Instruction& ins = instructions_[static_cast<std::size_t>(slot_of_[h])];
+    if (ins.count < 32) ins.addresses[ins.count++] = record.address;
+  }
+  // The counts themselves come from WarpTally, the one definition the book models share.
+  reduce_lab::WarpTally tally;
+  for (const Instruction& ins : instructions_) {
+    for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i]);
+    tally.flush(static_cast<reduce_lab::Access>(ins.kind), totals);
+  }
+  warp.log.clear();
+  const unsigned first = warp_index * 32;
+  for (unsigned lane = 0; lane < 32 && first + lane < thread_count_; ++lane) {
+    Thread& t = threads_[first + lane];
+    t.sites.clear();
+    t.last_site = 0;
+  }
+}
+
+}  // namespace detail
+}  // namespace reduce_emu
+
+namespace reduce_lab {
+namespace detail {
+
+void count_access(Access kind, const void* address, unsigned bytes, const void* origin) {
+  using namespace reduce_emu::detail;
+  Thread* thread = current_thread;
+  if (thread == nullptr) return;  // host code using a Global: neither checked nor counted
+  Runner& runner = *thread->runner;
+  const std::uintptr_t where = reinterpret_cast<std::uintptr_t>(address);
+  runner.check_bounds(*thread, kind, where, bytes, origin);
+  if ((++runner.access_tick & 1023) == 0) runner.check_clock_in_fiber(*thread);
+  if (runner.counting) runner.log_access(*thread, kind, where, __builtin_return_address(0));
+}
+
+}  // namespace detail
+}  // namespace reduce_lab

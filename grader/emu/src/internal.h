@@ -1,0 +1,231 @@
+// Shared between the emulator's translation units; not part of its interface.
+#pragma once
+
+#include <reduce_emu/emu.h>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace reduce_emu {
+namespace detail {
+
+namespace fcontext = boost::context::detail;
+using Clock = std::chrono::steady_clock;
+
+// A fault inside a kernel (bad access, misused collective, time limit), thrown inside the
+// fiber that caused it and caught at that fiber's entry.
+class KernelFault : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown into the fibers of a block that is being given up (a fault elsewhere), so they
+// unwind their stacks instead of being left half-run. Not a std::exception on purpose: a
+// kernel's catch (const std::exception&) must not stop it.
+struct BlockAbandoned {};
+
+enum class State : unsigned char { runnable, at_barrier, at_collective, exited };
+
+struct SiteCount {
+  const void* site;
+  unsigned kind;
+  unsigned count;
+};
+
+class Runner;
+
+struct Thread {
+  Coords coords;  // what threadIdx, blockIdx, ... read while this fiber runs
+  fcontext::fcontext_t context = nullptr;
+  Runner* runner = nullptr;
+  unsigned linear = 0, lane = 0, warp = 0;
+  State state = State::runnable;
+
+  // Where the thread waits, for the sync point's rules and for deadlock reports.
+  const char* file = nullptr;
+  int line = 0;
+  BarrierOp barrier_op = BarrierOp::plain;
+  WarpOp op = WarpOp::syncwarp;
+  unsigned mask = 0;
+  int parameter = 0;
+  int width = 32;
+  unsigned long long value = 0;
+  unsigned long long result = 0;
+
+  // How often this lane has passed each access site since its warp last converged: the
+  // n-th pass of a site by each lane is the same warp instruction.
+  std::vector<SiteCount> sites;
+  unsigned last_site = 0;
+};
+
+struct AccessRecord {
+  std::uintptr_t address;
+  const void* site;
+  unsigned occurrence;
+  unsigned char lane;
+  unsigned char kind;
+};
+
+struct Warp {
+  std::vector<AccessRecord> log;  // accesses not yet grouped into instructions
+  unsigned existing = 0;          // lanes the block has in this warp
+  unsigned exited = 0;
+  unsigned waiting = 0;  // lanes stopped at a warp collective
+};
+
+struct LaunchState {
+  KernelLaunch kernel;
+  dim3 grid, block;
+  unsigned threads_per_block = 0;
+  unsigned warps_per_block = 0;
+  unsigned long long blocks = 0;
+  std::atomic<unsigned long long> next_block{0};
+  std::atomic<bool> failed{false};
+  reduce_lab::Counters* counters = nullptr;
+  unsigned long long seed = 0;
+  unsigned long long launch_index = 0;
+  Clock::time_point deadline;
+  double timeout_seconds = 0;
+
+  std::mutex fault_mutex;
+  std::string fault;  // the first fault wins; later ones are usually its consequences
+  std::string name;   // the kernel's demangled name, looked up once (the crash handler needs it ready)
+
+  void record_fault(const std::string& message);
+  const std::string& kernel_name() const { return name; }
+  std::string seed_note() const;
+};
+
+// Allocation registry (runtime.cpp), consulted by the bounds checks.
+struct Allocation {
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
+};
+bool find_allocation(const void* pointer, Allocation* found);
+// Bumped whenever an allocation goes away, so cached look-ups know to look again.
+extern std::atomic<unsigned long long> allocation_generation;
+
+std::string demangled_symbol(const void* address);
+std::string short_file(const char* path);
+
+}  // namespace detail
+}  // namespace reduce_emu
+
+namespace reduce_emu {
+namespace detail {
+
+// Fixed-size fiber stacks, reused from block to block. Each has an inaccessible guard page
+// below it, so an overflow faults at once instead of overwriting the next fiber's stack.
+class StackPool {
+ public:
+  explicit StackPool(std::size_t stack_bytes);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  void reserve(unsigned count);
+  void* top(unsigned index) const { return tops_[index]; }
+  std::size_t stack_bytes() const { return stack_bytes_; }
+
+ private:
+  struct Chunk {
+    void* base;
+    std::size_t bytes;
+  };
+  std::size_t stack_bytes_;
+  std::size_t page_;
+  std::vector<Chunk> chunks_;
+  std::vector<void*> tops_;
+};
+
+struct Instruction {
+  unsigned kind;
+  const void* site;
+  unsigned occurrence;
+  unsigned count;
+  std::uintptr_t addresses[32];
+};
+
+// One per OS thread that runs blocks: the fibers of the block it is running and the
+// scheduler that interleaves them.
+class Runner {
+ public:
+  Runner();
+  static Runner& here();
+
+  void run_blocks(LaunchState& launch);
+
+  // Fiber side.
+  void suspend();  // back to the scheduler until released; throws if the block is given up
+  [[noreturn]] void fault_in_fiber(const Thread& thread, const std::string& what);
+  void check_clock_in_fiber(const Thread& thread);
+  std::string where(const Thread& thread) const;
+  const StackPool& stacks() const { return stacks_; }
+  uint3 block_index() const { return block_index_; }
+
+  // Counting side (counting.cpp).
+  void log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, const void* site);
+  void check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                    const void* origin);
+  void flush(Warp& warp, unsigned warp_index);
+
+  LaunchState* launch = nullptr;
+  fcontext::fcontext_t scheduler_context = nullptr;
+  bool aborting = false;     // fibers resumed now must unwind
+  bool abandoning = false;   // some fiber saw another block's fault
+  std::string fault;         // this block's fault, if any
+  unsigned access_tick = 0;
+  bool counting = false;
+  reduce_lab::Counters totals{};  // this runner's share of the current launch
+
+ private:
+  void run_block(unsigned long long block_linear);
+  void resume(Thread& thread);
+  bool run_round();
+  bool release_collectives();
+  bool release_barrier();
+  void complete_collective(unsigned warp_index, unsigned members);
+  void abort_block();
+  std::string deadlock_report() const;
+  std::string timeout_report() const;
+  Thread& lane_thread(unsigned warp_index, unsigned lane) { return threads_[warp_index * 32 + lane]; }
+
+  std::vector<Thread> threads_;
+  std::vector<Warp> warps_;
+  std::vector<Thread*> runnable_;
+  StackPool stacks_;
+  unsigned thread_count_ = 0;
+  unsigned exited_ = 0;
+  unsigned at_barrier_ = 0;
+  unsigned at_collective_ = 0;
+  unsigned switch_tick_ = 0;
+  unsigned long long rng_state_ = 0;
+  uint3 block_index_{};
+
+  // Bounds-check cache: Globals of one launch point into very few allocations.
+  struct CachedAllocation {
+    std::uintptr_t base = 0, end = 0;
+    unsigned long long generation = ~0ull;
+  };
+  CachedAllocation cache_[4];
+  unsigned cache_next_ = 0;
+
+  // Instruction grouping scratch (counting.cpp).
+  std::vector<Instruction> instructions_;
+  std::vector<int> slot_of_;
+  std::vector<unsigned> slot_stamp_;
+  unsigned stamp_ = 0;
+};
+
+// The thread whose fiber runs on this OS thread right now (null outside kernels).
+extern __thread Thread* current_thread __attribute__((tls_model("initial-exec")));
+
+}  // namespace detail
+}  // namespace reduce_emu
