@@ -3,8 +3,8 @@
 // One kernel template serves every element type and operator: TemplatedReductionKernel<T,
 // Op, BLOCK_SIZE>. With the block size a compile-time constant every loop over it unrolls
 // fully, and a runtime switch picks the instantiation. Each thread streams through the
-// input with UNROLL independent loads in flight (a grid-stride loop over one wave of
-// blocks), so the kernel is limited by memory bandwidth rather than by the tree: warps
+// input with UNROLL independent 16-byte loads in flight (a grid-stride loop over one wave
+// of blocks), so the kernel is limited by memory bandwidth rather than by the tree: warps
 // combine with shuffles, the block with one barrier, the grid with one atomic per block.
 //
 // Read docs/07-templated.md, then grade with: ./lab grade 7
@@ -16,7 +16,7 @@ using reduce_lab::Min;
 using reduce_lab::Sum;
 
 constexpr unsigned WARP = 32;
-constexpr unsigned UNROLL = 8;  // independent loads each thread keeps in flight
+constexpr unsigned UNROLL = 4;  // independent 16-byte loads each thread keeps in flight
 
 template <typename T, typename Op, unsigned BLOCK_SIZE>
 __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -27,8 +27,9 @@ TemplatedReductionKernel(Global<const T> input, Global<T> output, unsigned long 
     const unsigned int t = threadIdx.x;
     // BEGIN EXERCISE
     // Write a kernel for any T and Op: combine with op(a, b), start from Op::identity().
-    // Make it fast: many independent loads in flight per thread, warps combining with
-    // shuffles, few barriers, one reduce_lab::atomic_combine<Op>(output, value) per block.
+    // Make it fast: many independent loads in flight per thread (reduce_lab::load_vector
+    // reads 16 bytes at once), warps combining with shuffles, few barriers, and one
+    // reduce_lab::atomic_combine<Op>(output, value) per block.
     // Loops over BLOCK_SIZE unroll fully when you write #pragma unroll.
     // Remove the REDUCE_LAB_TODO() line when you start (docs/07-templated.md).
     REDUCE_LAB_TODO();

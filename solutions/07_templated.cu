@@ -3,8 +3,8 @@
 // One kernel template serves every element type and operator: TemplatedReductionKernel<T,
 // Op, BLOCK_SIZE>. With the block size a compile-time constant every loop over it unrolls
 // fully, and a runtime switch picks the instantiation. Each thread streams through the
-// input with UNROLL independent loads in flight (a grid-stride loop over one wave of
-// blocks), so the kernel is limited by memory bandwidth rather than by the tree: warps
+// input with UNROLL independent 16-byte loads in flight (a grid-stride loop over one wave
+// of blocks), so the kernel is limited by memory bandwidth rather than by the tree: warps
 // combine with shuffles, the block with one barrier, the grid with one atomic per block.
 //
 // Read docs/07-templated.md, then grade with: ./lab grade 7
@@ -16,7 +16,7 @@ using reduce_lab::Min;
 using reduce_lab::Sum;
 
 constexpr unsigned WARP = 32;
-constexpr unsigned UNROLL = 8;  // independent loads each thread keeps in flight
+constexpr unsigned UNROLL = 4;  // independent 16-byte loads each thread keeps in flight
 
 template <typename T, typename Op, unsigned BLOCK_SIZE>
 __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -27,17 +27,32 @@ TemplatedReductionKernel(Global<const T> input, Global<T> output, unsigned long 
     const unsigned int t = threadIdx.x;
     // BEGIN EXERCISE
     const unsigned long long stride = 1ull * gridDim.x * BLOCK_SIZE;
-    unsigned long long i = 1ull * blockIdx.x * BLOCK_SIZE + t;
 
-    // Serial part: UNROLL accumulators, so UNROLL loads are in flight before the first add.
+    // Serial part: UNROLL accumulators, so UNROLL 16-byte loads are in flight before the
+    // first add. The vectors cover whole 32-byte sectors; the last few elements, less
+    // than a sector, are read one by one, so no sector is read twice.
+    constexpr unsigned VECTOR = 16 / sizeof(T);
+    constexpr unsigned SECTOR = 32 / sizeof(T);
+    const unsigned long long vectors = n / SECTOR * SECTOR / VECTOR;
     T partial[UNROLL];
 #pragma unroll
     for (unsigned k = 0; k < UNROLL; ++k) partial[k] = Op::identity();
-    for (; i + (UNROLL - 1) * stride < n; i += UNROLL * stride) {
+    unsigned long long v = 1ull * blockIdx.x * BLOCK_SIZE + t;
+    for (; v + (UNROLL - 1) * stride < vectors; v += UNROLL * stride) {
 #pragma unroll
-        for (unsigned k = 0; k < UNROLL; ++k) partial[k] = op(partial[k], input[i + k * stride]);
+        for (unsigned k = 0; k < UNROLL; ++k) {
+            const auto x = reduce_lab::load_vector<VECTOR>(input, v + k * stride);
+#pragma unroll
+            for (unsigned j = 0; j < VECTOR; ++j) partial[k] = op(partial[k], x.element[j]);
+        }
     }
-    for (; i < n; i += stride) partial[0] = op(partial[0], input[i]);
+    for (; v < vectors; v += stride) {
+        const auto x = reduce_lab::load_vector<VECTOR>(input, v);
+#pragma unroll
+        for (unsigned j = 0; j < VECTOR; ++j) partial[0] = op(partial[0], x.element[j]);
+    }
+    for (unsigned long long i = vectors * VECTOR + 1ull * blockIdx.x * BLOCK_SIZE + t; i < n; i += stride)
+        partial[0] = op(partial[0], input[i]);
     T value = partial[0];
 #pragma unroll
     for (unsigned k = 1; k < UNROLL; ++k) value = op(value, partial[k]);

@@ -29,7 +29,7 @@ void instruction(Counters& c, Access kind, const Block& b, const std::function<b
   for (unsigned w = 0; w < b.warps; ++w) {
     WarpTally tally;
     for (unsigned t = 32 * w; t < 32 * w + 32 && t < b.threads; ++t)
-      if (active(t)) tally.add(4u * element(t));
+      if (active(t)) tally.add(4u * element(t), 4);
     tally.flush(kind, c);
   }
 }

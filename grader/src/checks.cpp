@@ -234,8 +234,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (c.sectors[0] != sectors)
             wrong += "    load sectors " + std::to_string(c.sectors[0]) + ", expected " + std::to_string(sectors) +
                      " (ceil(" + std::to_string(bytes) + " bytes / 32): every input byte loaded exactly once)\n";
-          if (c.active_lanes[0] != n)
-            wrong += "    elements loaded " + std::to_string(c.active_lanes[0]) + ", expected " + std::to_string(n) + "\n";
+          if (c.bytes[0] != bytes)
+            wrong += "    bytes loaded " + std::to_string(c.bytes[0]) + ", expected " + std::to_string(bytes) + "\n";
           if (c.requests[1] != 0)
             wrong += "    store requests " + std::to_string(c.requests[1]) +
                      ", expected 0 (partial sums belong in registers and shared memory)\n";

@@ -4,6 +4,8 @@
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR and exit
+//   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
+//   --compare-counts EMU GPU   the emulator's dump against the GPU's, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
 #if REDUCE_LAB_CATCH2_MAJOR < 3
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "count_dump.hpp"
 #include "device.hpp"
 #include "lab_runner.hpp"
 #include "report.hpp"
@@ -96,6 +99,14 @@ int main(int argc, char** argv) {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
       skip_reason = argv[++i];
+    } else if (arg == "--compare-counts" && i + 2 < argc) {
+      return compare_counts(argv[i + 1], argv[i + 2]);
+    } else if (arg == "--dump-counts" && i + 1 < argc) {
+      if (needs_gpu && !gpu_present()) {
+        std::printf("SKIPPED: no usable NVIDIA GPU here\n");
+        return kSkipped;
+      }
+      return dump_counts(argv[i + 1]) ? 0 : 1;
     } else if (arg == "--profile" && i + 2 < argc) {
       return profile(std::atoi(argv[i + 1]), std::strtoull(argv[i + 2], nullptr, 10));
     } else if (arg == "--table" && i + 2 < argc) {

@@ -91,7 +91,8 @@ void Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::ui
   fault_in_fiber(thread, text);
 }
 
-void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, const void* site) {
+void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                        const void* site) {
   const unsigned k = static_cast<unsigned>(kind);
   std::vector<SiteCount>& sites = thread.sites;
   const std::size_t n = sites.size();
@@ -114,7 +115,8 @@ void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t 
     thread.last_site = static_cast<unsigned>(n);
   }
   warps_[thread.warp].log.push_back(
-      AccessRecord{address, site, occurrence, static_cast<unsigned char>(thread.lane), static_cast<unsigned char>(k)});
+      AccessRecord{address, site, occurrence, static_cast<unsigned char>(thread.lane), static_cast<unsigned char>(k),
+                   static_cast<unsigned short>(bytes)});
 }
 
 void Runner::flush(Warp& warp, unsigned warp_index) {
@@ -158,6 +160,7 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
       fresh.site = record.site;
       fresh.occurrence = record.occurrence;
       fresh.count = 0;
+      fresh.bytes = record.bytes;
       instructions_.push_back(fresh);
     }
     Instruction& ins = instructions_[static_cast<std::size_t>(slot_of_[h])];
@@ -166,7 +169,7 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
   // The counts themselves come from WarpTally, the one definition the book models share.
   reduce_lab::WarpTally tally;
   for (const Instruction& ins : instructions_) {
-    for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i]);
+    for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i], ins.bytes);
     tally.flush(static_cast<reduce_lab::Access>(ins.kind), totals);
   }
   warp.log.clear();
@@ -192,7 +195,7 @@ void count_access(Access kind, const void* address, unsigned bytes, const void* 
   const std::uintptr_t where = reinterpret_cast<std::uintptr_t>(address);
   runner.check_bounds(*thread, kind, where, bytes, origin);
   if ((++runner.access_tick & 1023) == 0) runner.check_clock_in_fiber(*thread);
-  if (runner.counting) runner.log_access(*thread, kind, where, __builtin_return_address(0));
+  if (runner.counting) runner.log_access(*thread, kind, where, bytes, __builtin_return_address(0));
 }
 
 }  // namespace detail

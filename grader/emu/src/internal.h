@@ -71,6 +71,7 @@ struct AccessRecord {
   unsigned occurrence;
   unsigned char lane;
   unsigned char kind;
+  unsigned short bytes;  // this lane's access size
 };
 
 struct Warp {
@@ -149,6 +150,7 @@ struct Instruction {
   unsigned kind;
   const void* site;
   unsigned occurrence;
+  unsigned bytes;  // per lane; one instruction accesses one size
   unsigned count;
   std::uintptr_t addresses[32];
 };
@@ -171,7 +173,8 @@ class Runner {
   uint3 block_index() const { return block_index_; }
 
   // Counting side (counting.cpp).
-  void log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, const void* site);
+  void log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                  const void* site);
   void check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                     const void* origin);
   void flush(Warp& warp, unsigned warp_index);

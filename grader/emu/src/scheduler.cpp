@@ -484,6 +484,7 @@ void Runner::run_blocks(LaunchState& state) {
       __atomic_fetch_add(&out->requests[k], totals.requests[k], __ATOMIC_RELAXED);
       __atomic_fetch_add(&out->sectors[k], totals.sectors[k], __ATOMIC_RELAXED);
       __atomic_fetch_add(&out->active_lanes[k], totals.active_lanes[k], __ATOMIC_RELAXED);
+      __atomic_fetch_add(&out->bytes[k], totals.bytes[k], __ATOMIC_RELAXED);
     }
     __atomic_fetch_add(&out->barrier_warps, totals.barrier_warps, __ATOMIC_RELAXED);
   }

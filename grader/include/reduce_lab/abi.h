@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 1;
+constexpr int kAbiVersion = 2;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -18,6 +18,7 @@ struct Counters {
   unsigned long long requests[kAccessKinds];      // 128-byte segments, summed over instructions
   unsigned long long sectors[kAccessKinds];       // 32-byte sectors, summed over instructions
   unsigned long long active_lanes[kAccessKinds];  // lanes that took part in those instructions
+  unsigned long long bytes[kAccessKinds];         // bytes those lanes accessed
   unsigned long long barrier_warps;               // __syncthreads, counted once per arriving warp
 };
 

@@ -53,7 +53,7 @@ __device__ inline unsigned lane_id() {
 
 // One lane per group of the active lanes that touch the same segment counts it once: the
 // hardware issues one request per distinct 128-byte segment of a warp instruction.
-__device__ inline void count_access(Access kind, const void* address, unsigned /*bytes*/,
+__device__ inline void count_access(Access kind, const void* address, unsigned bytes,
                                     const void* /*origin*/) {
   Counters* counters = device_counters;
   if (counters == nullptr) return;
@@ -70,6 +70,7 @@ __device__ inline void count_access(Access kind, const void* address, unsigned /
   if (lane == static_cast<unsigned>(__ffs(active) - 1)) {
     atomicAdd(&counters->instructions[k], 1ull);
     atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
+    atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
   }
 }
 
@@ -214,3 +215,26 @@ using reduce_lab::atomicMin;
 // Every barrier a lab executes is counted (labs 6-7 are graded on how few they need).
 #define __syncthreads() ::reduce_lab::detail::counted_syncthreads()
 #endif
+
+namespace reduce_lab {
+
+// N elements read as one access of N*sizeof(T) bytes, as a float4 load would be.
+template <class T, int N>
+struct alignas(sizeof(T) * N) Vector {
+  T element[N];
+};
+
+// Elements [i*N, i*N + N) of `p` in ONE load instruction per lane (N*sizeof(T) = 16 bytes
+// is the widest): the same bytes in fewer instructions. `p` must be aligned to the vector
+// size; every buffer the grader hands a lab is.
+template <int N, class T>
+__device__ inline Vector<std::remove_const_t<T>, N> load_vector(Global<T> p, unsigned long long i) {
+  using V = Vector<std::remove_const_t<T>, N>;
+  const V* vectors = reinterpret_cast<const V*>(raw(p));
+#if defined(REDUCE_LAB_COUNTING) || defined(REDUCE_LAB_EMU)
+  detail::count_access(Access::load, vectors + i, sizeof(V), p.origin());
+#endif
+  return vectors[i];
+}
+
+}  // namespace reduce_lab

@@ -12,8 +12,12 @@ namespace reduce_lab {
 
 class WarpTally {
  public:
-  void add(std::uintptr_t address) {
-    if (lanes_ < 32) addresses_[lanes_++] = address;
+  // One lane's access of `bytes` (aligned to its size, so it never straddles a sector).
+  void add(std::uintptr_t address, unsigned bytes) {
+    if (lanes_ < 32) {
+      addresses_[lanes_++] = address;
+      bytes_ += bytes;
+    }
   }
   unsigned lanes() const { return lanes_; }
 
@@ -23,9 +27,11 @@ class WarpTally {
     const int k = static_cast<int>(kind);
     counters.instructions[k] += 1;
     counters.active_lanes[k] += lanes_;
+    counters.bytes[k] += bytes_;
     counters.requests[k] += distinct(7);
     counters.sectors[k] += distinct(5);
     lanes_ = 0;
+    bytes_ = 0;
   }
 
  private:
@@ -38,6 +44,7 @@ class WarpTally {
 
   std::uintptr_t addresses_[32];
   unsigned lanes_ = 0;
+  unsigned long long bytes_ = 0;
 };
 
 }  // namespace reduce_lab

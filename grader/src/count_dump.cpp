@@ -1,0 +1,83 @@
+#include "count_dump.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "catalog.hpp"
+#include "checks.hpp"
+#include "lab_runner.hpp"
+#include "../tests/kit.hpp"
+
+namespace reduce_lab::grader {
+
+namespace {
+
+std::string line_of(int lab, std::size_t n, DType dtype, Op op, const Counters& c) {
+  std::ostringstream line;
+  line << "lab=" << lab << " n=" << n << " " << dtype_name(dtype) << " " << op_name(op);
+  const char* kinds[] = {"ld", "st", "atom"};
+  for (int k = 0; k < kAccessKinds; ++k)
+    line << " " << kinds[k] << ":instr=" << c.instructions[k] << ",req=" << c.requests[k] << ",sec=" << c.sectors[k]
+         << ",lanes=" << c.active_lanes[k] << ",bytes=" << c.bytes[k];
+  line << " barrier_warps=" << c.barrier_warps;
+  return line.str();
+}
+
+}  // namespace
+
+bool dump_counts(const std::string& path) {
+  std::ofstream out(path);
+  int labs = 0;
+  for (int lab = 1; lab <= kLabs; ++lab) {
+    const LoadedLab loaded = load_lab(lab, Flavor::counted);
+    if (!loaded) continue;
+    ++labs;
+    const bool multipass = loaded.info->kind == LabKind::multipass;
+    const std::vector<std::size_t> sizes = multipass ? powers_of_two(2, std::size_t{1} << 20) : traffic_sizes();
+    std::vector<DType> dtypes{DType::f32};
+    std::vector<Op> ops{Op::sum};
+    if (loaded.info->kind == LabKind::generic) {
+      dtypes = {DType::f32, DType::f64, DType::i32};
+      ops = {Op::sum, Op::max, Op::min};
+    }
+    for (DType dtype : dtypes)
+      for (Op op : ops) {
+        LabRunner runner(loaded.info, dtype, op, sizes.back());
+        for (std::size_t n : sizes) {
+          const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n), multipass);
+          if (!outcome.ran || outcome.todo) {
+            std::printf("%s failed at n = %zu: %s\n", lab_title(lab).c_str(), n,
+                        outcome.todo ? "not implemented" : outcome.error.c_str());
+            return false;
+          }
+          out << line_of(lab, n, dtype, op, outcome.counters) << "\n";
+        }
+      }
+  }
+  std::printf("counts of %d labs written to %s\n", labs, path.c_str());
+  return labs > 0 && static_cast<bool>(out);
+}
+
+int compare_counts(const std::string& emu_path, const std::string& gpu_path) {
+  std::ifstream gpu(gpu_path), emu(emu_path);
+  if (!gpu) {
+    std::printf("SKIPPED: no GPU counts at %s to compare with (./lab test writes them on a machine with a GPU)\n",
+                gpu_path.c_str());
+    return 77;
+  }
+  std::vector<std::string> gpu_lines, emu_lines;
+  for (std::string line; std::getline(gpu, line);) gpu_lines.push_back(line);
+  for (std::string line; std::getline(emu, line);) emu_lines.push_back(line);
+  int differences = 0;
+  for (std::size_t i = 0; i < std::max(gpu_lines.size(), emu_lines.size()); ++i) {
+    const std::string g = i < gpu_lines.size() ? gpu_lines[i] : "(missing)";
+    const std::string e = i < emu_lines.size() ? emu_lines[i] : "(missing)";
+    if (g != e && ++differences <= 10) std::printf("GPU:      %s\nemulator: %s\n", g.c_str(), e.c_str());
+  }
+  std::printf("%zu cases compared: %d differ\n", std::max(gpu_lines.size(), emu_lines.size()), differences);
+  return differences == 0 && !gpu_lines.empty() ? 0 : 1;
+}
+
+}  // namespace reduce_lab::grader
