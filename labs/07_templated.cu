@@ -16,7 +16,7 @@ using reduce_lab::Min;
 using reduce_lab::Sum;
 
 constexpr unsigned WARP = 32;
-constexpr unsigned UNROLL = 4;  // independent 16-byte loads each thread keeps in flight
+constexpr unsigned UNROLL = 2;  // independent 16-byte loads each thread keeps in flight
 
 template <typename T, typename Op, unsigned BLOCK_SIZE>
 __global__ void __launch_bounds__(BLOCK_SIZE)

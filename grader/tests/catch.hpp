@@ -5,7 +5,14 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <string>
 using Catch::Approx;
+namespace Catch {
+// v2's name for the substring matcher.
+inline auto Contains(const std::string& text) { return Matchers::ContainsSubstring(text); }
+}  // namespace Catch
 #else
 #include <catch2/catch.hpp>
 #endif
