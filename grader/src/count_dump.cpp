@@ -1,6 +1,7 @@
 #include "count_dump.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -29,6 +30,11 @@ std::string line_of(int lab, std::size_t n, DType dtype, Op op, const Counters& 
 
 bool dump_counts(const std::string& path) {
   std::ofstream out(path);
+  cudaDeviceProp properties{};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&properties, device) != cudaSuccess) return false;
+  out << "# " << properties.name << ": multiprocessors=" << properties.multiProcessorCount
+      << " threads_per_multiprocessor=" << properties.maxThreadsPerMultiProcessor << "\n";
   int labs = 0;
   for (int lab = 1; lab <= kLabs; ++lab) {
     const LoadedLab loaded = load_lab(lab, Flavor::counted);
@@ -60,24 +66,37 @@ bool dump_counts(const std::string& path) {
   return labs > 0 && static_cast<bool>(out);
 }
 
-int compare_counts(const std::string& emu_path, const std::string& gpu_path) {
-  std::ifstream gpu(gpu_path), emu(emu_path);
+int compare_counts(const std::string& gpu_path, const std::string& own_path) {
+  std::ifstream gpu(gpu_path);
   if (!gpu) {
     std::printf("SKIPPED: no GPU counts at %s to compare with (./lab test writes them on a machine with a GPU)\n",
                 gpu_path.c_str());
     return 77;
   }
-  std::vector<std::string> gpu_lines, emu_lines;
+  std::vector<std::string> gpu_lines, own_lines;
   for (std::string line; std::getline(gpu, line);) gpu_lines.push_back(line);
-  for (std::string line; std::getline(emu, line);) emu_lines.push_back(line);
+  int multiprocessors = 0, threads = 0;
+  if (gpu_lines.empty() ||
+      std::sscanf(gpu_lines[0].c_str() + gpu_lines[0].find(": "), ": multiprocessors=%d threads_per_multiprocessor=%d",
+                  &multiprocessors, &threads) != 2) {
+    std::printf("%s does not start with the device line of --dump-counts\n", gpu_path.c_str());
+    return 1;
+  }
+  setenv("REDUCE_LAB_EMU_MULTIPROCESSORS", std::to_string(multiprocessors).c_str(), 1);
+  setenv("REDUCE_LAB_EMU_THREADS_PER_MULTIPROCESSOR", std::to_string(threads).c_str(), 1);
+  if (!dump_counts(own_path)) return 1;
+  std::ifstream own(own_path);
+  for (std::string line; std::getline(own, line);) own_lines.push_back(line);
   int differences = 0;
-  for (std::size_t i = 0; i < std::max(gpu_lines.size(), emu_lines.size()); ++i) {
+  const std::size_t cases = std::max(gpu_lines.size(), own_lines.size());
+  for (std::size_t i = 1; i < cases; ++i) {
     const std::string g = i < gpu_lines.size() ? gpu_lines[i] : "(missing)";
-    const std::string e = i < emu_lines.size() ? emu_lines[i] : "(missing)";
+    const std::string e = i < own_lines.size() ? own_lines[i] : "(missing)";
     if (g != e && ++differences <= 10) std::printf("GPU:      %s\nemulator: %s\n", g.c_str(), e.c_str());
   }
-  std::printf("%zu cases compared: %d differ\n", std::max(gpu_lines.size(), emu_lines.size()), differences);
-  return differences == 0 && !gpu_lines.empty() ? 0 : 1;
+  std::printf("%s\n%zu cases compared with %s: %d differ\n", gpu_lines[0].c_str(), cases - 1, gpu_path.c_str(),
+              differences);
+  return differences == 0 && cases > 1 ? 0 : 1;
 }
 
 }  // namespace reduce_lab::grader

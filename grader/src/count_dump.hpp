@@ -10,8 +10,10 @@ namespace reduce_lab::grader {
 // labs 4-7: the traffic sizes, every type and op lab 7 has). Returns false on a fault.
 bool dump_counts(const std::string& path);
 
-// Compares two dumps; prints every difference. Returns 0 equal, 1 different, 77 when
+// Dumps this backend's counts into `own_path` with the device shape recorded in the GPU's
+// dump (lab 7 sizes its grid from it; the emulator then launches as that GPU did) and
+// compares line by line, printing differences. Returns 0 equal, 1 different, 77 when
 // `gpu_path` does not exist (nothing to compare with on this machine).
-int compare_counts(const std::string& emu_path, const std::string& gpu_path);
+int compare_counts(const std::string& gpu_path, const std::string& own_path);
 
 }  // namespace reduce_lab::grader

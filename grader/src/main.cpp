@@ -5,7 +5,8 @@
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR and exit
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
-//   --compare-counts EMU GPU   the emulator's dump against the GPU's, line by line
+//   --compare-counts GPU OWN   this backend's counts, dumped with the GPU's device shape,
+//                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
 #if REDUCE_LAB_CATCH2_MAJOR < 3

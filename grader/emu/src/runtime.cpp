@@ -319,8 +319,12 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
   p->major = 0;  // not a real architecture: code that branches on it should notice
   p->minor = 0;
   p->textureAlignment = 512;
-  p->multiProcessorCount = static_cast<int>(reduce_emu::worker_threads());
-  p->maxThreadsPerMultiProcessor = 1024;
+  // A lab that sizes its grid from the device (lab 7) launches as on a given GPU when these
+  // are set: the kit compares the emulator's counts with that GPU's this way.
+  const char* multiprocessors = std::getenv("REDUCE_LAB_EMU_MULTIPROCESSORS");
+  const char* threads = std::getenv("REDUCE_LAB_EMU_THREADS_PER_MULTIPROCESSOR");
+  p->multiProcessorCount = multiprocessors ? std::atoi(multiprocessors) : static_cast<int>(reduce_emu::worker_threads());
+  p->maxThreadsPerMultiProcessor = threads ? std::atoi(threads) : 1024;
   p->maxBlocksPerMultiProcessor = 1;
   p->l2CacheSize = reduce_emu::detail::last_level_cache_bytes();
   p->concurrentKernels = 0;
