@@ -14,6 +14,7 @@ const char* pattern_name(Pattern pattern) {
     case Pattern::cancellation: return "values that cancel to 0";
     case Pattern::all_negative: return "all-negative values";
     case Pattern::integers: return "random values in {-1, 0, 1}";
+    case Pattern::large: return "large values (ints up to 2^30: the sum wraps)";
   }
   return "?";
 }
@@ -74,6 +75,9 @@ void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
       break;
     case Pattern::integers:
       for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::uniform_int_distribution<int>(-1, 1)(rng));
+      break;
+    case Pattern::large:
+      for (std::size_t i = 0; i < n; ++i) out[i] = integral ? uniform(-1073741824.0, 1073741824.0) : uniform(-1e6, 1e6);
       break;
     case Pattern::all_negative:
       for (std::size_t i = 0; i < n; ++i) out[i] = uniform(-1000, -1);

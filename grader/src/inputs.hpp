@@ -17,6 +17,7 @@ enum class Pattern {
   cancellation,  // pairs x and -x in random places: the exact sum is 0
   all_negative,  // [-1000, -1): max must not return the identity
   integers,      // {-1, 0, 1} as floating point: every partial sum is exact, so must the result be
+  large,         // ints in [-2^30, 2^30] (sums wrap modulo 2^32), floating point in [-1e6, 1e6)
 };
 
 const char* pattern_name(Pattern pattern);

@@ -30,7 +30,8 @@ CorrectnessPlan any_size_plan() {
                         std::size_t{2049}, std::size_t{1000007}, (std::size_t{1} << 24) + 1})
     plan.sizes.push_back(n);
   plan.special_sizes = {1, 31, 2049, 1000007};
-  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative};
+  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative,
+                           Pattern::large};
   return plan;
 }
 

@@ -66,6 +66,11 @@ TEST_CASE("kit harness") {
     CHECK(a.bytes == b.bytes);
     const HostArray cancel = make_input(Pattern::cancellation, DType::f64, 4096);
     CHECK(std::fabs(reference(cancel, Op::sum).value) < 1e-12);
+    const HostArray large = make_input(Pattern::large, DType::i32, 4096);
+    const Reference wrapped = reference(large, Op::sum);
+    CHECK(wrapped.exact);
+    CHECK(wrapped.value >= -2147483648.0);
+    CHECK(wrapped.value <= 2147483647.0);
     const HostArray negative = make_input(Pattern::all_negative, DType::i32, 4096);
     CHECK(reference(negative, Op::max).value < 0);
   }

@@ -1,4 +1,4 @@
-// Lab 5: correct for any n, each input byte loaded once, COARSE_FACTOR 2: a quarter of lab 4's blocks' atomics per element.
+// Lab 5: correct for any n, each input byte loaded once, COARSE_FACTOR 2: half as many blocks, and atomics, as lab 4.
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

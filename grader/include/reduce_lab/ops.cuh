@@ -35,7 +35,7 @@ struct Sum {
 
 template <class T>
 struct Max {
-  // -infinity, not the smallest finite value: an all-negative input must never lose to it.
+  // -infinity: 0 or FLT_MIN (the smallest positive float) would beat every all-negative input.
   __host__ __device__ static T identity() { return detail::limits<T>::lowest(); }
   __host__ __device__ T operator()(T a, T b) const { return a < b ? b : a; }
 };
