@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "count_dump.hpp"
+#include "../tests/count_dump.hpp"
 #include "device.hpp"
 #include "lab_runner.hpp"
 #include "report.hpp"
@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = {argv[0]};
   bool needs_gpu = false, sanitize = false;
   std::string skip_reason;
+  std::vector<std::string> mode;  // a non-test mode and its arguments
+  auto take = [&](int& i, int count) {
+    for (int k = 0; k <= count; ++k) mode.push_back(argv[i + k]);
+    i += count;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--needs-gpu") {
@@ -100,18 +105,10 @@ int main(int argc, char** argv) {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
       skip_reason = argv[++i];
-    } else if (arg == "--compare-counts" && i + 2 < argc) {
-      return compare_counts(argv[i + 1], argv[i + 2]);
+    } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--table") && i + 2 < argc) {
+      take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
-      if (needs_gpu && !gpu_present()) {
-        std::printf("SKIPPED: no usable NVIDIA GPU here\n");
-        return kSkipped;
-      }
-      return dump_counts(argv[i + 1]) ? 0 : 1;
-    } else if (arg == "--profile" && i + 2 < argc) {
-      return profile(std::atoi(argv[i + 1]), std::strtoull(argv[i + 2], nullptr, 10));
-    } else if (arg == "--table" && i + 2 < argc) {
-      return print_table(argv[i + 1], argv[i + 2]) ? 0 : 1;
+      take(i, 1);
     } else {
       rest.push_back(argv[i]);
     }
@@ -127,6 +124,12 @@ int main(int argc, char** argv) {
     std::printf("SKIPPED: %s\n", reason.c_str());
     record_for_test(rest, skip("skipped", reason));
     return kSkipped;
+  }
+  if (!mode.empty()) {
+    if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
+    if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
+    if (mode[0] == "--profile") return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
+    return print_table(mode[1], mode[2]) ? 0 : 1;
   }
   // Until the test reports, it counts as failed: a crash or a timeout must not read as "-".
   record_for_test(rest, fail("crashed or stopped", "the test process ended before it reported a result"));

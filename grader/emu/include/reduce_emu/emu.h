@@ -252,21 +252,22 @@ inline F atomic_float_update(F* address, Update update) {
       return old;
   }
 }
-template <class T>
-inline T atomic_max(T* address, T value) {
+// Stores `value` where `better(value, current)` holds, atomically; returns the old value.
+template <class T, class Better>
+inline T atomic_store_if(T* address, T value, Better better) {
   T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (old < value &&
+  while (better(value, old) &&
          !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
   }
   return old;
 }
 template <class T>
+inline T atomic_max(T* address, T value) {
+  return atomic_store_if(address, value, [](T a, T b) { return b < a; });
+}
+template <class T>
 inline T atomic_min(T* address, T value) {
-  T old = __atomic_load_n(address, __ATOMIC_RELAXED);
-  while (value < old &&
-         !__atomic_compare_exchange_n(address, &old, value, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-  }
-  return old;
+  return atomic_store_if(address, value, [](T a, T b) { return a < b; });
 }
 template <class T>
 inline T atomic_cas(T* address, T compare, T value) {

@@ -1,5 +1,5 @@
-// Every counter of every lab at the sizes its graders use, one line per case, so that the
-// emulator's counts can be compared with the GPU's line by line.
+// Every counter of every lab at the sizes its graders use (the plans of kit.cpp), one line
+// per case, so that the emulator's counts can be compared with the GPU's line by line.
 #pragma once
 
 #include <string>

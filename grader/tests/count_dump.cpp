@@ -9,7 +9,7 @@
 #include "catalog.hpp"
 #include "checks.hpp"
 #include "lab_runner.hpp"
-#include "../tests/kit.hpp"
+#include "kit.hpp"
 
 namespace reduce_lab::grader {
 
