@@ -45,18 +45,22 @@ endfunction()
 # module (lab03.gpu.so ...). Its compiler output is kept for the grader (tools/capture-build-log).
 function(reduce_lab_add_module target source flavor outdir number)
   set(stem "lab${number}.${flavor}")
-  add_library(${target} MODULE "${source}")
-  set_target_properties(${target} PROPERTIES
-    PREFIX "" OUTPUT_NAME "${stem}" SUFFIX ".so"
-    LIBRARY_OUTPUT_DIRECTORY "${outdir}")
-  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
   set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log;${outdir}/${stem}")
   if(flavor STREQUAL "emu")
-    set_source_files_properties("${source}" PROPERTIES LANGUAGE CXX)
-    target_compile_options(${target} PRIVATE -x c++)
+    # The host compiler gets the lab with its dynamic shared memory declarations rewritten
+    # (cmake/emu_rewrite.cmake); messages still name the lab's own file and lines.
+    set(rewritten "${outdir}/${stem}.cpp")
+    add_custom_command(OUTPUT "${rewritten}"
+      COMMAND "${CMAKE_COMMAND}" "-DINPUT=${source}" "-DOUTPUT=${rewritten}"
+              -P "${PROJECT_SOURCE_DIR}/cmake/emu_rewrite.cmake"
+      DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/emu_rewrite.cmake" VERBATIM)
+    add_library(${target} MODULE "${rewritten}")
+    get_filename_component(source_dir "${source}" DIRECTORY)
+    target_compile_options(${target} PRIVATE "-iquote${source_dir}")
     target_link_libraries(${target} PRIVATE reduce_emu)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
   else()
+    add_library(${target} MODULE "${source}")
     set_target_properties(${target} PROPERTIES
       CUDA_RUNTIME_LIBRARY Shared
       CUDA_COMPILER_LAUNCHER "${launcher}")
@@ -64,8 +68,16 @@ function(reduce_lab_add_module target source flavor outdir number)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --diag-suppress=177,550>)
     if(flavor STREQUAL "gpucount")
       target_compile_definitions(${target} PRIVATE REDUCE_LAB_COUNTING)
+      # Ahead of the lab's own includes, so every barrier is counted, cooperative groups'
+      # too (the prelude's comment says how).
+      target_compile_options(${target} PRIVATE
+        "$<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${PROJECT_SOURCE_DIR}/grader/include/reduce_lab/counting_prelude.cuh>")
     endif()
   endif()
+  set_target_properties(${target} PROPERTIES
+    PREFIX "" OUTPUT_NAME "${stem}" SUFFIX ".so"
+    LIBRARY_OUTPUT_DIRECTORY "${outdir}")
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
 endfunction()
 
 # The CTest environment every grader process gets.

@@ -12,7 +12,7 @@
 
 constexpr unsigned MAX_BLOCK_DIM = 1024;  // threads per block, as in the book
 
-__global__ void SharedMemorySumReductionKernel(Global<float> input, Global<float> output) {
+__global__ void SharedMemorySumReductionKernel(Global<const float> input, Global<float> output) {
     input += 2 * blockDim.x * blockIdx.x;  // provided: move to this block's segment
     __shared__ float input_s[MAX_BLOCK_DIM];
     // BEGIN EXERCISE

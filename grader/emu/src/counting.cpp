@@ -14,6 +14,7 @@
 #include <reduce_lab/warp_tally.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace reduce_emu {
 namespace detail {
@@ -44,16 +45,17 @@ std::size_t hash_key(const void* site, unsigned occurrence, unsigned kind) {
 
 }  // namespace
 
-void Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
-                          const void* origin) {
+void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                           const void* origin) {
   const std::uintptr_t from = reinterpret_cast<std::uintptr_t>(origin);
   const unsigned long long generation = allocation_generation.load(std::memory_order_acquire);
-  std::uintptr_t base = 0, end = 0;
+  std::uintptr_t base = 0, end = 0, kit = 0;
   bool known = false;
   for (const CachedAllocation& entry : cache_) {
     if (entry.generation == generation && from >= entry.base && from <= entry.end) {
       base = entry.base;
       end = entry.end;
+      kit = entry.kit;
       known = true;
       break;
     }
@@ -71,9 +73,11 @@ void Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::ui
     }
     base = found.base;
     end = found.base + found.bytes;
-    cache_[cache_next_++ % 4] = CachedAllocation{base, end, generation};
+    kit = found.kit;
+    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, generation};
   }
-  if (address >= base && address + bytes <= end && address + bytes >= address) return;
+  if (address >= base && address + bytes <= end && address + bytes >= address)
+    return reinterpret_cast<void*>(kit + (address - base));
 
   const unsigned long long elements = (end - base) / bytes;
   const long long index = element_index(address, base, bytes);
@@ -187,15 +191,21 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
 namespace reduce_lab {
 namespace detail {
 
-void count_access(Access kind, const void* address, unsigned bytes, const void* origin) {
+void* count_access(Access kind, const void* address, unsigned bytes, const void* origin) {
   using namespace reduce_emu::detail;
   Thread* thread = current_thread;
-  if (thread == nullptr) return;  // host code using a Global: neither checked nor counted
+  if (thread == nullptr) {
+    // Host code holds device pointers but cannot dereference them, on a GPU as here.
+    throw std::runtime_error(
+        "host code accessed device memory through a Global<T> (outside any kernel); on a GPU this "
+        "crashes: read results with cudaMemcpy, or do the work in a kernel");
+  }
   Runner& runner = *thread->runner;
   const std::uintptr_t where = reinterpret_cast<std::uintptr_t>(address);
-  runner.check_bounds(*thread, kind, where, bytes, origin);
+  void* kit = runner.check_bounds(*thread, kind, where, bytes, origin);
   if ((++runner.access_tick & 1023) == 0) runner.check_clock_in_fiber(*thread);
   if (runner.counting) runner.log_access(*thread, kind, where, bytes, __builtin_return_address(0));
+  return kit;
 }
 
 }  // namespace detail

@@ -87,6 +87,7 @@ struct LaunchState {
   unsigned threads_per_block = 0;
   unsigned warps_per_block = 0;
   unsigned long long blocks = 0;
+  std::size_t shared_bytes = 0;  // dynamic shared memory per block
   std::atomic<unsigned long long> next_block{0};
   std::atomic<bool> failed{false};
   reduce_lab::Counters* counters = nullptr;
@@ -106,10 +107,16 @@ struct LaunchState {
 
 // Allocation registry (runtime.cpp), consulted by the bounds checks.
 struct Allocation {
-  std::uintptr_t base = 0;
+  std::uintptr_t base = 0;  // the device address cudaMalloc returned
   std::size_t bytes = 0;
+  std::uintptr_t kit = 0;   // where those bytes really are (runtime.cpp)
 };
 bool find_allocation(const void* pointer, Allocation* found);
+// Whether `pointer` lies in the reserved device range of an allocation (including the page
+// rounding past its end). Safe to call from a signal handler; may say no under contention.
+bool device_reservation(const void* pointer, Allocation* found);
+void* kit_address(const void* pointer);
+void install_crash_handler();
 // Bumped whenever an allocation goes away, so cached look-ups know to look again.
 extern std::atomic<unsigned long long> allocation_generation;
 
@@ -175,8 +182,10 @@ class Runner {
   // Counting side (counting.cpp).
   void log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                   const void* site);
-  void check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
-                    const void* origin);
+  // Faults unless the access lies inside the allocation `origin` points into; returns the
+  // kit's address of the bytes (runtime.cpp maps device memory twice).
+  void* check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                     const void* origin);
   void flush(Warp& warp, unsigned warp_index);
 
   LaunchState* launch = nullptr;
@@ -186,6 +195,7 @@ class Runner {
   std::string fault;         // this block's fault, if any
   unsigned access_tick = 0;
   bool counting = false;
+  std::vector<unsigned char> dynamic_shared;  // the running block's extern __shared__ memory
   reduce_lab::Counters totals{};  // this runner's share of the current launch
 
  private:
@@ -214,7 +224,7 @@ class Runner {
 
   // Bounds-check cache: Globals of one launch point into very few allocations.
   struct CachedAllocation {
-    std::uintptr_t base = 0, end = 0;
+    std::uintptr_t base = 0, end = 0, kit = 0;
     unsigned long long generation = ~0ull;
   };
   CachedAllocation cache_[4];

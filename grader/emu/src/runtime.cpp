@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <cxxabi.h>
+#include <sys/mman.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -21,12 +22,22 @@ std::atomic<unsigned long long> allocation_generation{0};
 
 namespace {
 
-// cudaMalloc's alignment: kernels' segment and sector counts depend on where arrays start.
-constexpr std::size_t kAlignment = 256;
+// Device memory is mapped twice. The address a cudaMalloc returns (what the grader and the
+// lab hold) is a reservation with no access at all; the bytes live in a second mapping that
+// only the kit reaches: Global<T> (through count_access, which checks every access first),
+// the runtime's copies and fills, and the kit's atomics. So lab code that touches device
+// memory around Global<T> (a raw pointer smuggled out of one) faults at once and is named
+// (crash handler in scheduler.cpp), as host code that dereferences a device pointer does on
+// a GPU, instead of reading uncounted and unchecked.
+struct Mapping {
+  std::size_t bytes;   // what was asked for: the bounds of every check
+  std::size_t mapped;  // page-rounded size of both mappings
+  std::uintptr_t kit;  // where the bytes really are
+};
 
 struct Registry {
   std::shared_mutex mutex;
-  std::map<std::uintptr_t, std::size_t> allocations;  // base -> bytes
+  std::map<std::uintptr_t, Mapping> allocations;  // device address -> mapping
 };
 
 Registry& registry() {
@@ -54,19 +65,31 @@ bool is_device(const void* pointer) {
   return find_allocation(pointer, &found);
 }
 
+std::size_t page_bytes() {
+  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return page;
+}
+
 cudaError_t allocate(void** pointer, std::size_t bytes) {
   if (pointer == nullptr) return fail(cudaErrorInvalidValue);
-  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  void* memory = nullptr;
-  if (posix_memalign(&memory, kAlignment, rounded) != 0 || memory == nullptr) {
-    *pointer = nullptr;
+  *pointer = nullptr;
+  const std::size_t mapped = (std::max<std::size_t>(bytes, 1) + page_bytes() - 1) / page_bytes() * page_bytes();
+  // One spare page keeps allocations apart: a pointer one past the end of one (a Global
+  // may be made from it) must never be the start of the next.
+  void* device = mmap(nullptr, mapped + page_bytes(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (device == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
+  void* kit = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (kit == MAP_FAILED) {
+    munmap(device, mapped + page_bytes());
     return fail(cudaErrorMemoryAllocation);
   }
+  install_crash_handler();  // host code that dereferences device memory is named too
   {
     std::unique_lock<std::shared_mutex> lock(registry().mutex);
-    registry().allocations[reinterpret_cast<std::uintptr_t>(memory)] = bytes;
+    registry().allocations[reinterpret_cast<std::uintptr_t>(device)] =
+        Mapping{bytes, mapped, reinterpret_cast<std::uintptr_t>(kit)};
   }
-  *pointer = memory;
+  *pointer = device;
   return cudaSuccess;
 }
 
@@ -104,12 +127,37 @@ bool find_allocation(const void* pointer, Allocation* found) {
   const auto& allocations = registry().allocations;
   auto next = allocations.upper_bound(p);
   if (next == allocations.begin()) return false;
-  const auto& [base, bytes] = *std::prev(next);
+  const auto& [base, mapping] = *std::prev(next);
   // One past the end still belongs to the allocation: a Global may be made from it and
   // indexed backwards.
-  if (p > base + bytes) return false;
-  *found = Allocation{base, bytes};
+  if (p > base + mapping.bytes) return false;
+  *found = Allocation{base, mapping.bytes, mapping.kit};
   return true;
+}
+
+// The kit's address of the device bytes at `pointer`; other pointers are returned as they are.
+void* kit_address(const void* pointer) {
+  Allocation found;
+  if (!find_allocation(pointer, &found)) return const_cast<void*>(pointer);
+  return reinterpret_cast<void*>(found.kit + (reinterpret_cast<std::uintptr_t>(pointer) - found.base));
+}
+
+bool device_reservation(const void* pointer, Allocation* found) {
+  const std::uintptr_t p = reinterpret_cast<std::uintptr_t>(pointer);
+  // Called from a signal handler: never wait for the lock.
+  if (!registry().mutex.try_lock_shared()) return false;
+  bool inside = false;
+  const auto& allocations = registry().allocations;
+  auto next = allocations.upper_bound(p);
+  if (next != allocations.begin()) {
+    const auto& [base, mapping] = *std::prev(next);
+    if (p < base + mapping.mapped) {
+      *found = Allocation{base, mapping.bytes, mapping.kit};
+      inside = true;
+    }
+  }
+  registry().mutex.unlock_shared();
+  return inside;
 }
 
 std::string demangled_symbol(const void* address) {
@@ -142,6 +190,9 @@ cudaError_t symbol_copy(void* destination, const void* source, std::size_t bytes
 }
 
 }  // namespace detail
+
+void* kit_view(const void* p) { return detail::kit_address(p); }
+
 }  // namespace reduce_emu
 
 using reduce_emu::detail::fail;
@@ -176,14 +227,17 @@ cudaError_t cudaFreeHost(void* pointer) {
 cudaError_t cudaFree(void* pointer) {
   if (pointer == nullptr) return cudaSuccess;
   auto& reg = reduce_emu::detail::registry();
+  reduce_emu::detail::Mapping mapping{};
   {
     std::unique_lock<std::shared_mutex> lock(reg.mutex);
     auto found = reg.allocations.find(reinterpret_cast<std::uintptr_t>(pointer));
     if (found == reg.allocations.end()) return fail(cudaErrorInvalidValue);
+    mapping = found->second;
     reg.allocations.erase(found);
     reduce_emu::detail::allocation_generation.fetch_add(1, std::memory_order_acq_rel);
   }
-  std::free(pointer);
+  munmap(pointer, mapping.mapped + reduce_emu::detail::page_bytes());
+  munmap(reinterpret_cast<void*>(mapping.kit), mapping.mapped);
   return cudaSuccess;
 }
 
@@ -209,7 +263,7 @@ cudaError_t cudaMemcpy(void* destination, const void* source, std::size_t bytes,
       break;
     default: return fail(cudaErrorInvalidMemcpyDirection);
   }
-  std::memmove(destination, source, bytes);
+  std::memmove(reduce_emu::detail::kit_address(destination), reduce_emu::detail::kit_address(source), bytes);
   return cudaSuccess;
 }
 
@@ -221,7 +275,7 @@ cudaError_t cudaMemcpyAsync(void* destination, const void* source, std::size_t b
 cudaError_t cudaMemset(void* destination, int value, std::size_t bytes) {
   if (bytes == 0) return cudaSuccess;
   if (!inside_allocation(destination, bytes)) return fail(cudaErrorInvalidValue);
-  std::memset(destination, value, bytes);
+  std::memset(reduce_emu::detail::kit_address(destination), value, bytes);
   return cudaSuccess;
 }
 

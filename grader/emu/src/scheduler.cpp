@@ -306,10 +306,24 @@ struct sigaction previous_segv_action, previous_bus_action;
 
 void crash_handler(int signal_number, siginfo_t* info, void*) {
   Thread* thread = current_thread;
+  const char* address = static_cast<const char*>(info->si_addr);
+  Allocation device{};
+  const bool around_global = device_reservation(address, &device);
+  char what[512];
+  if (around_global) {
+    // Lab code reached device memory without Global<T>: name it, with the element.
+    std::snprintf(what, sizeof what,
+                  "an access around Global<T>: %s touched device memory directly (byte %lld of a %llu-byte "
+                  "allocation) instead of through Global<T>, which checks and counts every access; on a GPU "
+                  "such an access from host code crashes, and from a kernel it escapes the kit's counters. "
+                  "Index the Global (input[i]) or use reduce_lab::load_vector (docs/emulator.md)",
+                  thread != nullptr ? "the kernel" : "host code",
+                  static_cast<long long>(reinterpret_cast<std::uintptr_t>(address) - device.base),
+                  static_cast<unsigned long long>(device.bytes));
+  }
   if (thread != nullptr && thread->runner->launch != nullptr) {
     const Runner& runner = *thread->runner;
     const LaunchState& L = *runner.launch;
-    const char* address = static_cast<const char*>(info->si_addr);
     const char* stack_top = static_cast<const char*>(runner.stacks().top(thread->linear));
     const std::size_t stack_bytes = runner.stacks().stack_bytes();
     const bool overflow = address < stack_top - stack_bytes && address >= stack_top - stack_bytes - 65536;
@@ -321,10 +335,18 @@ void crash_handler(int signal_number, siginfo_t* info, void*) {
         "(launch %llu): set REDUCE_LAB_EMU_SEED=0x%llx to replay this run's thread order\n",
         signal_number == SIGSEGV ? "segmentation fault" : "bus error", L.name.c_str(), b.x, b.y, b.z, t.x, t.y, t.z,
         info->si_addr,
-        overflow ? "the thread overflowed its fiber stack (REDUCE_LAB_EMU_STACK_KIB; a large local array?)"
-                 : "an access through a raw pointer outside valid memory (accesses through Global<T> are "
-                   "checked before they happen)",
+        around_global ? what
+        : overflow    ? "the thread overflowed its fiber stack (REDUCE_LAB_EMU_STACK_KIB; a large local array?)"
+                      : "an access through a raw pointer outside valid memory (accesses through Global<T> are "
+                        "checked before they happen)",
         L.seed, L.launch_index, L.seed);
+    if (length > 0) {
+      ssize_t ignored = write(STDERR_FILENO, text, std::min<std::size_t>(static_cast<std::size_t>(length), sizeof text - 1));
+      (void)ignored;
+    }
+  } else if (around_global) {
+    char text[768];
+    const int length = std::snprintf(text, sizeof text, "emulator: segmentation fault at %p: %s\n", info->si_addr, what);
     if (length > 0) {
       ssize_t ignored = write(STDERR_FILENO, text, std::min<std::size_t>(static_cast<std::size_t>(length), sizeof text - 1));
       (void)ignored;
@@ -464,6 +486,9 @@ void Runner::resume(Thread& thread) {
 
 void Runner::run_blocks(LaunchState& state) {
   launch = &state;
+  // Uninitialised on a GPU too: poisoned here (NaN for floats), so a block that reads
+  // before it writes cannot pass by luck. 16 spare bytes keep every vector type aligned.
+  dynamic_shared.assign(state.shared_bytes + 16, 0xFF);
   counting = state.counters != nullptr;
   totals = reduce_lab::Counters{};
   for (auto& entry : cache_) entry = CachedAllocation{};
@@ -623,9 +648,9 @@ bool Runner::release_barrier() {
     case BarrierOp::all: result = agreeing == thread_count_; break;
     case BarrierOp::any: result = agreeing != 0; break;
   }
-  // The gpu-counted build counts __syncthreads() once per arriving warp; the predicate
-  // variants are not counted there either.
-  if (first.barrier_op == BarrierOp::plain && counting) totals.barrier_warps += launch->warps_per_block;
+  // Every block barrier counts, whichever form (the gpu-counted build counts each once per
+  // arriving warp: __syncthreads, its _count/_and/_or forms and cooperative groups' sync).
+  if (counting) totals.barrier_warps += launch->warps_per_block;
   for (unsigned w = 0; w < launch->warps_per_block; ++w) flush(warps_[w], w);
   at_barrier_ = 0;
   for (unsigned i = 0; i < thread_count_; ++i) {
@@ -861,7 +886,13 @@ unsigned long long warp_collective(WarpOp op, unsigned mask, unsigned long long 
   return t->result;
 }
 
-void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block) {
+void* dynamic_shared_memory() {
+  Thread* t = current_thread;
+  if (t == nullptr) throw std::logic_error("extern __shared__ memory used outside a kernel");
+  return t->runner->dynamic_shared.data();
+}
+
+void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t shared_bytes) {
   if (current_thread != nullptr)
     current_thread->runner->fault_in_fiber(*current_thread,
                                            "launch() from inside a kernel (dynamic parallelism) is not emulated");
@@ -879,6 +910,8 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block) {
   if (blocks == 0) invalid("the grid must have at least one block");
   if (grid.x > 2147483647u || grid.y > 65535u || grid.z > 65535u)
     invalid("gridDim is at most (2147483647, 65535, 65535)");
+  // A Hopper block's most (227 KB); launch() opts the kernel in past 48 KB on a GPU.
+  if (shared_bytes > 227 * 1024) invalid("dynamic shared memory is at most 227 KB per block");
 
   std::lock_guard<std::mutex> serial(launch_mutex());
   Settings& s = settings();
@@ -889,6 +922,7 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block) {
   state.threads_per_block = static_cast<unsigned>(threads);
   state.warps_per_block = static_cast<unsigned>((threads + 31) / 32);
   state.blocks = blocks;
+  state.shared_bytes = shared_bytes;
   state.counters = s.counters.load();
   state.seed = s.seed.load();
   state.launch_index = s.launches.fetch_add(1);
@@ -905,7 +939,11 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block) {
 
 }  // namespace detail
 
-void set_counters(reduce_lab::Counters* counters) { detail::settings().counters.store(counters); }
+void set_counters(reduce_lab::Counters* counters) {
+  // The grader hands over device memory; the emulator adds up through the kit's mapping.
+  detail::settings().counters.store(counters ? static_cast<reduce_lab::Counters*>(detail::kit_address(counters))
+                                             : nullptr);
+}
 
 unsigned long long seed() { return detail::settings().seed.load(); }
 

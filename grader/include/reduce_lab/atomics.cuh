@@ -67,11 +67,12 @@ struct AtomicCombine<Min<int>, int> {
 }  // namespace detail
 
 template <class Op, class T>
-__device__ inline void atomic_combine(Global<T> output, detail::non_deduced<T> value) {
+__device__ __forceinline__ void atomic_combine(Global<T> output, detail::non_deduced<T> value) {
 #if defined(REDUCE_LAB_COUNTING) || defined(REDUCE_LAB_EMU)
-  detail::count_access(Access::atomic, raw(output), sizeof(T), output.origin());
+  detail::AtomicCombine<Op, T>::apply(detail::GlobalAccess::count(Access::atomic, output), value);
+#else
+  detail::AtomicCombine<Op, T>::apply(output, value);
 #endif
-  detail::AtomicCombine<Op, T>::apply(raw(output), value);
 }
 
 }  // namespace reduce_lab

@@ -1,17 +1,27 @@
 // Global<T>: how a lab kernel names global memory.
 //
 // In the plain gpu build it IS a T*, so the graded timings carry no overhead. In the
-// counting builds (gpu-counted, emu) it is a small proxy: every element read, write and
+// counting builds (gpu-counted, emu) it is a small class: every element read, write and
 // atomic through it is reported to count_access(), which groups the accesses of one warp
-// instruction into 128-byte requests and 32-byte sectors (design §4). Lab code cannot tell
-// the difference: input[i], input[i] += x, *output = v, input += offset and
-// atomicAdd(output, v) work in all three builds.
+// instruction into 128-byte requests and 32-byte sectors (design §4), and (on the emulator)
+// checks the access against its allocation before it happens.
+//
+// Lab code reads the same in all three builds, and means the same:
+//  - Global<const T> (an input that is only read): input[i] and *input ARE values of type T,
+//    so `i < n ? input[i] : 0`, `auto x = input[i]` and templates see a T, as on the GPU.
+//  - Global<T> (memory the lab writes): input[i] = v, input[i] += x, &input[i] (a Global
+//    again, for atomicAdd(&output[0], v)); reads convert to T.
+//  - input + offset, input += offset, atomicAdd/Max/Min/... (output, v), __ldg(input + i).
+// There is no way to turn a Global into a raw pointer in lab code: an access that went
+// around Global<T> would escape the bounds checks and the counters (the emulator reports one
+// when it happens: docs/emulator.md).
 #pragma once
 
 #include <cstddef>
 #include <type_traits>
 
 #include "abi.h"
+#include "counting_prelude.cuh"
 
 namespace reduce_lab {
 
@@ -31,96 +41,84 @@ using non_deduced = typename identity_type<T>::type;
 template <class T>
 using Global = T*;
 
-template <class T>
-__host__ __device__ inline T* raw(Global<T> p) {
-  return p;
-}
+namespace detail {
+// The kit's own way to the memory behind a Global (atomics, fills, vector loads).
+struct GlobalAccess {
+  template <class T>
+  __host__ __device__ static T* pointer(T* p) {
+    return p;
+  }
+};
+}  // namespace detail
 
 #else  // counting builds
 
-#if !defined(REDUCE_LAB_EMU)
 namespace detail {
-
-// Where the kernels of this module add up their counts; set by the module adapter before
-// each call. static: every lab module has its own copy, so modules never share counters.
-static __device__ Counters* device_counters = nullptr;
-
-__device__ inline unsigned lane_id() {
-  unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
-  return lane;
-}
-
+#if !defined(REDUCE_LAB_EMU)
 // One lane per group of the active lanes that touch the same segment counts it once: the
-// hardware issues one request per distinct 128-byte segment of a warp instruction.
-__device__ inline void count_access(Access kind, const void* address, unsigned bytes,
-                                    const void* /*origin*/) {
+// hardware issues one request per distinct 128-byte segment of a warp instruction. Returns
+// the address to access (the emulator's version may redirect it; here it is the same).
+__device__ __forceinline__ void* count_access(Access kind, const void* address, unsigned bytes,
+                                              const void* /*origin*/) {
   Counters* counters = device_counters;
-  if (counters == nullptr) return;
-  const unsigned active = __activemask();
-  const unsigned lane = lane_id();
-  const unsigned long long byte = reinterpret_cast<unsigned long long>(address);
-  const unsigned same_segment = __match_any_sync(active, byte >> 7);
-  const unsigned same_sector = __match_any_sync(active, byte >> 5);
-  const int k = static_cast<int>(kind);
-  if (lane == static_cast<unsigned>(__ffs(same_segment) - 1))
-    atomicAdd(&counters->requests[k], 1ull);
-  if (lane == static_cast<unsigned>(__ffs(same_sector) - 1))
-    atomicAdd(&counters->sectors[k], 1ull);
-  if (lane == static_cast<unsigned>(__ffs(active) - 1)) {
-    atomicAdd(&counters->instructions[k], 1ull);
-    atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
-    atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
+  if (counters != nullptr) {
+    const unsigned active = __activemask();
+    const unsigned lane = lane_id();
+    const unsigned long long byte = reinterpret_cast<unsigned long long>(address);
+    const unsigned same_segment = __match_any_sync(active, byte >> 7);
+    const unsigned same_sector = __match_any_sync(active, byte >> 5);
+    const int k = static_cast<int>(kind);
+    if (lane == static_cast<unsigned>(__ffs(same_segment) - 1)) atomicAdd(&counters->requests[k], 1ull);
+    if (lane == static_cast<unsigned>(__ffs(same_sector) - 1)) atomicAdd(&counters->sectors[k], 1ull);
+    if (lane == static_cast<unsigned>(__ffs(active) - 1)) {
+      atomicAdd(&counters->instructions[k], 1ull);
+      atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
+      atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
+    }
   }
+  return const_cast<void*>(address);
 }
+#endif  // the emulator declares its own count_access (reduce_emu/emu.h)
 
-// __syncthreads counted once per arriving warp; the grader divides by warps per block.
-__device__ inline void counted_syncthreads() {
-  __syncthreads();
-  Counters* counters = device_counters;
-  if (counters == nullptr) return;
-  const unsigned active = __activemask();
-  if (lane_id() == static_cast<unsigned>(__ffs(active) - 1))
-    atomicAdd(&counters->barrier_warps, 1ull);
+struct GlobalAccess;
+
+// Counts one access of kind `kind` to `p` and returns the pointer to perform it through.
+template <class T>
+__device__ __forceinline__ T* counted(Access kind, T* p, const void* origin) {
+  return static_cast<T*>(count_access(kind, p, sizeof(T), origin));
 }
-
 }  // namespace detail
-#endif  // !REDUCE_LAB_EMU (the emulator supplies count_access itself)
 
 template <class T>
 class Global;
 
-// What input[i] yields: reads, writes and read-modify-writes each count as the warp
-// instructions the hardware would issue for them.
+// What input[i] yields for memory the lab may write: reads, writes and read-modify-writes
+// each count as the warp instructions the hardware would issue for them.
 template <class T>
 class GlobalRef {
  public:
   __host__ __device__ GlobalRef(T* p, const void* origin) : p_(p), origin_(origin) {}
 
-  __device__ operator T() const {
-    detail::count_access(Access::load, p_, sizeof(T), origin_);
-    return *p_;
-  }
-  __device__ const GlobalRef& operator=(detail::non_deduced<std::remove_const_t<T>> v) const {
-    detail::count_access(Access::store, p_, sizeof(T), origin_);
-    *p_ = v;
+  __device__ __forceinline__ operator T() const { return *detail::counted(Access::load, p_, origin_); }
+  __device__ __forceinline__ const GlobalRef& operator=(detail::non_deduced<T> v) const {
+    *detail::counted(Access::store, p_, origin_) = v;
     return *this;
   }
-  __device__ const GlobalRef& operator=(const GlobalRef& other) const {
+  __device__ __forceinline__ const GlobalRef& operator=(const GlobalRef& other) const {
     return *this = static_cast<T>(other);
   }
   template <class U>
-  __device__ const GlobalRef& operator=(const GlobalRef<U>& other) const {
+  __device__ __forceinline__ const GlobalRef& operator=(const GlobalRef<U>& other) const {
     return *this = static_cast<T>(static_cast<U>(other));
   }
-  __device__ const GlobalRef& operator+=(detail::non_deduced<std::remove_const_t<T>> v) const {
-    return *this = static_cast<T>(*this) + v;
+  __device__ __forceinline__ const GlobalRef& operator+=(detail::non_deduced<T> v) const {
+    return *this = static_cast<T>(static_cast<T>(*this) + v);
   }
-  __device__ const GlobalRef& operator-=(detail::non_deduced<std::remove_const_t<T>> v) const {
-    return *this = static_cast<T>(*this) - v;
+  __device__ __forceinline__ const GlobalRef& operator-=(detail::non_deduced<T> v) const {
+    return *this = static_cast<T>(static_cast<T>(*this) - v);
   }
-  __device__ const GlobalRef& operator*=(detail::non_deduced<std::remove_const_t<T>> v) const {
-    return *this = static_cast<T>(*this) * v;
+  __device__ __forceinline__ const GlobalRef& operator*=(detail::non_deduced<T> v) const {
+    return *this = static_cast<T>(static_cast<T>(*this) * v);
   }
   // &input[i] is a Global<T> again, so atomicAdd(&output[0], v) counts too.
   __host__ __device__ Global<T> operator&() const { return Global<T>(p_, origin_); }
@@ -132,18 +130,23 @@ class GlobalRef {
 
 template <class T>
 class Global {
+  static constexpr bool read_only = std::is_const<T>::value;
+  using Value = std::remove_const_t<T>;
+  // A read-only element is a plain value; a writable one a GlobalRef.
+  using Element = std::conditional_t<read_only, Value, GlobalRef<T>>;
+
  public:
   Global() = default;
   __host__ __device__ Global(T* p) : p_(p), origin_(p) {}
   __host__ __device__ Global(T* p, const void* origin) : p_(p), origin_(origin) {}
   template <class U, class = std::enable_if_t<std::is_same<const U, T>::value>>
-  __host__ __device__ Global(const Global<U>& other) : p_(other.get()), origin_(other.origin()) {}
+  __host__ __device__ Global(const Global<U>& other) : p_(other.p_), origin_(other.origin_) {}
 
   template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
-  __host__ __device__ GlobalRef<T> operator[](I i) const {
-    return GlobalRef<T>(p_ + i, origin_);
+  __device__ __forceinline__ Element operator[](I i) const {
+    return element(p_ + i);
   }
-  __host__ __device__ GlobalRef<T> operator*() const { return GlobalRef<T>(p_, origin_); }
+  __device__ __forceinline__ Element operator*() const { return element(p_); }
 
   template <class I, class = std::enable_if_t<std::is_integral<I>::value>>
   __host__ __device__ Global operator+(I offset) const {
@@ -163,39 +166,74 @@ class Global {
     p_ -= offset;
     return *this;
   }
-
-  // For the kit (atomics, host-side fills); lab code that used the raw pointer would
-  // escape the counters.
-  __host__ __device__ T* get() const { return p_; }
-  __host__ __device__ const void* origin() const { return origin_; }
+  __host__ __device__ Global& operator++() { return *this += 1; }
+  __host__ __device__ Global& operator--() { return *this -= 1; }
 
  private:
+  template <class U>
+  friend class Global;
+  friend struct detail::GlobalAccess;
+
+  __device__ __forceinline__ Element element(T* p) const {
+    if constexpr (read_only) {
+      return *detail::counted(Access::load, p, origin_);
+    } else {
+      return GlobalRef<T>(p, origin_);
+    }
+  }
+
   T* p_ = nullptr;
   const void* origin_ = nullptr;
 };
 
-template <class T>
-__host__ __device__ inline T* raw(Global<T> p) {
-  return p.get();
-}
+namespace detail {
+// The kit's own way to the memory behind a Global (atomics, fills, vector loads).
+struct GlobalAccess {
+  template <class T>
+  __host__ __device__ static T* pointer(const Global<T>& g) {
+    return g.p_;
+  }
+  template <class T>
+  __host__ __device__ static const void* origin(const Global<T>& g) {
+    return g.origin_;
+  }
+  // Counts one access of an element at g and returns where to perform it.
+  template <class T>
+  __device__ __forceinline__ static T* count(Access kind, const Global<T>& g) {
+    return counted(kind, g.p_, g.origin_);
+  }
+};
+}  // namespace detail
 
-#define REDUCE_LAB_COUNTED_ATOMIC(NAME)                                                  \
-  template <class T>                                                                     \
-  __device__ inline T NAME(Global<T> address, detail::non_deduced<T> value) {            \
-    detail::count_access(Access::atomic, address.get(), sizeof(T), address.origin());    \
-    return ::NAME(address.get(), value);                                                 \
+// Atomics on a Global: one counted atomic each, then CUDA's own on the memory behind it.
+#define REDUCE_LAB_COUNTED_ATOMIC(NAME)                                                      \
+  template <class T>                                                                         \
+  __device__ __forceinline__ T NAME(Global<T> address, detail::non_deduced<T> value) {       \
+    return ::NAME(detail::GlobalAccess::count(Access::atomic, address), value);              \
   }
 REDUCE_LAB_COUNTED_ATOMIC(atomicAdd)
+REDUCE_LAB_COUNTED_ATOMIC(atomicSub)
 REDUCE_LAB_COUNTED_ATOMIC(atomicMax)
 REDUCE_LAB_COUNTED_ATOMIC(atomicMin)
 REDUCE_LAB_COUNTED_ATOMIC(atomicExch)
+REDUCE_LAB_COUNTED_ATOMIC(atomicAnd)
+REDUCE_LAB_COUNTED_ATOMIC(atomicOr)
+REDUCE_LAB_COUNTED_ATOMIC(atomicXor)
+REDUCE_LAB_COUNTED_ATOMIC(atomicInc)
+REDUCE_LAB_COUNTED_ATOMIC(atomicDec)
 #undef REDUCE_LAB_COUNTED_ATOMIC
 
 template <class T>
-__device__ inline T atomicCAS(Global<T> address, detail::non_deduced<T> compare,
-                              detail::non_deduced<T> value) {
-  detail::count_access(Access::atomic, address.get(), sizeof(T), address.origin());
-  return ::atomicCAS(address.get(), compare, value);
+__device__ __forceinline__ T atomicCAS(Global<T> address, detail::non_deduced<T> compare,
+                                       detail::non_deduced<T> value) {
+  return ::atomicCAS(detail::GlobalAccess::count(Access::atomic, address), compare, value);
+}
+
+// __ldg(input + i): a read-only load, counted like input[i] (found by argument-dependent
+// lookup, so lab code calls it unqualified as on the GPU).
+template <class T>
+__device__ __forceinline__ T __ldg(Global<const T> address) {
+  return *address;
 }
 
 #endif  // counting builds
@@ -205,15 +243,16 @@ __device__ inline T atomicCAS(Global<T> address, detail::non_deduced<T> compare,
 #if (defined(REDUCE_LAB_COUNTING) || defined(REDUCE_LAB_EMU))
 // Lab code calls atomicAdd(output, v) unqualified; these make the Global<T> overloads visible.
 using reduce_lab::atomicAdd;
+using reduce_lab::atomicAnd;
 using reduce_lab::atomicCAS;
+using reduce_lab::atomicDec;
 using reduce_lab::atomicExch;
+using reduce_lab::atomicInc;
 using reduce_lab::atomicMax;
 using reduce_lab::atomicMin;
-#endif
-
-#if defined(REDUCE_LAB_COUNTING) && !defined(REDUCE_LAB_EMU)
-// Every barrier a lab executes is counted (labs 6-7 are graded on how few they need).
-#define __syncthreads() ::reduce_lab::detail::counted_syncthreads()
+using reduce_lab::atomicOr;
+using reduce_lab::atomicSub;
+using reduce_lab::atomicXor;
 #endif
 
 namespace reduce_lab {
@@ -228,13 +267,14 @@ struct alignas(sizeof(T) * N) Vector {
 // is the widest): the same bytes in fewer instructions. `p` must be aligned to the vector
 // size; every buffer the grader hands a lab is.
 template <int N, class T>
-__device__ inline Vector<std::remove_const_t<T>, N> load_vector(Global<T> p, unsigned long long i) {
+__device__ __forceinline__ Vector<std::remove_const_t<T>, N> load_vector(Global<T> p, unsigned long long i) {
   using V = Vector<std::remove_const_t<T>, N>;
-  const V* vectors = reinterpret_cast<const V*>(raw(p));
+  const V* vectors = reinterpret_cast<const V*>(detail::GlobalAccess::pointer(p)) + i;
 #if defined(REDUCE_LAB_COUNTING) || defined(REDUCE_LAB_EMU)
-  detail::count_access(Access::load, vectors + i, sizeof(V), p.origin());
+  vectors = static_cast<const V*>(
+      detail::count_access(Access::load, vectors, sizeof(V), detail::GlobalAccess::origin(p)));
 #endif
-  return vectors[i];
+  return *vectors;
 }
 
 }  // namespace reduce_lab

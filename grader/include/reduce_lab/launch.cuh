@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "abi.h"
@@ -33,28 +34,47 @@ __global__ void fill_kernel(T* destination, T value, unsigned long long count) {
 #endif
 }  // namespace detail
 
+// How many bytes of dynamic shared memory (extern __shared__ T name[]) each block gets:
+// launch(kernel, grid, block, reduce_lab::dynamic_shared(bytes), args...).
+struct DynamicShared {
+  std::size_t bytes;
+};
+inline DynamicShared dynamic_shared(std::size_t bytes) { return DynamicShared{bytes}; }
+
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Args... args) {
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, DynamicShared shared, Args... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "launch(): wrong number of kernel arguments");
   detail::record_launch(grid, block);
 #if defined(REDUCE_LAB_EMU)
-  ::reduce_emu::launch(kernel, grid, block, static_cast<Params>(args)...);
+  ::reduce_emu::launch_with_shared(kernel, grid, block, shared.bytes, static_cast<Params>(args)...);
 #else
-  kernel<<<grid, block>>>(static_cast<Params>(args)...);
+  // Past 48 KB a kernel must opt in, as the CUDA programming guide asks.
+  if (shared.bytes > 48 * 1024)
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared.bytes)),
+          "allowing the kernel that much dynamic shared memory");
+  kernel<<<grid, block, shared.bytes>>>(static_cast<Params>(args)...);
   check(cudaGetLastError(), "launching a kernel");
 #endif
+}
+
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Args... args) {
+  launch(kernel, grid, block, DynamicShared{0}, args...);
 }
 
 // Host code's way to set device values (an output to the op's identity, say) in stream
 // order, without a synchronising copy inside the timed region. Not counted as a kernel access.
 template <class T>
 void fill(Global<T> destination, detail::non_deduced<T> value, unsigned long long count = 1) {
+  T* memory = detail::GlobalAccess::pointer(destination);
 #if defined(REDUCE_LAB_EMU)
-  std::fill(raw(destination), raw(destination) + count, value);
+  // Device memory is not host memory, also on the emulator: it is written by a copy.
+  const std::vector<T> values(count, value);
+  check(cudaMemcpy(memory, values.data(), count * sizeof(T), cudaMemcpyHostToDevice), "filling device memory");
 #else
   const unsigned threads = 256;
   const unsigned blocks = static_cast<unsigned>((count + threads - 1) / threads);
-  detail::fill_kernel<<<blocks, threads>>>(raw(destination), static_cast<T>(value), count);
+  detail::fill_kernel<<<blocks, threads>>>(memory, static_cast<T>(value), count);
   check(cudaGetLastError(), "filling the output with the identity");
 #endif
 }

@@ -344,10 +344,12 @@ inline unsigned atomicDec(unsigned* a, unsigned limit) {
 namespace reduce_lab {
 namespace detail {
 // Called by Global<T> before every element access (global.cuh). It checks the access
-// against the allocation `origin` lies in, and logs it for the warp's instruction grouping,
-// keyed by the call site (its return address), so it must stay an out-of-line call.
-__attribute__((noinline)) void count_access(Access kind, const void* address, unsigned bytes,
-                                            const void* origin);
+// against the allocation `origin` lies in, logs it for the warp's instruction grouping,
+// keyed by the call site (its return address, so it must stay an out-of-line call), and
+// returns the address to perform the access through: device memory is mapped twice, and
+// only the kit's own mapping may be touched (see runtime.cpp).
+__attribute__((noinline)) void* count_access(Access kind, const void* address, unsigned bytes,
+                                             const void* origin);
 }  // namespace detail
 }  // namespace reduce_lab
 
@@ -359,13 +361,18 @@ struct KernelLaunch {
   const void* closure;
   const void* kernel_address;  // for the kernel's name in messages (dladdr)
 };
-void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block);
+void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t shared_bytes);
+
+// The running block's dynamic shared memory (extern __shared__): the emulator's build
+// rewrites `extern __shared__ T name[];` into a pointer to this.
+void* dynamic_shared_memory();
 }  // namespace detail
 
-// Runs kernel<<<grid, block>>>(args...) to completion. Throws std::runtime_error with the
-// whole story (kernel, block, thread, seed) on any fault; nothing is left running.
+// Runs kernel<<<grid, block, shared_bytes>>>(args...) to completion. Throws
+// std::runtime_error with the whole story (kernel, block, thread, seed) on any fault;
+// nothing is left running.
 template <class... P, class... A>
-void launch(void (*kernel)(P...), dim3 grid, dim3 block, A... args) {
+void launch_with_shared(void (*kernel)(P...), dim3 grid, dim3 block, std::size_t shared_bytes, A... args) {
   static_assert(sizeof...(P) == sizeof...(A), "launch(): wrong number of kernel arguments");
   struct Closure {
     void (*kernel)(P...);
@@ -380,8 +387,19 @@ void launch(void (*kernel)(P...), dim3 grid, dim3 block, A... args) {
   };
   body.closure = &closure;
   body.kernel_address = reinterpret_cast<const void*>(kernel);
-  detail::run_launch(body, grid, block);
+  detail::run_launch(body, grid, block, shared_bytes);
 }
+
+// Runs kernel<<<grid, block>>>(args...).
+template <class... P, class... A>
+void launch(void (*kernel)(P...), dim3 grid, dim3 block, A... args) {
+  launch_with_shared(kernel, grid, block, 0, args...);
+}
+
+// The kit's own view of device memory (not for lab code): where the bytes of the device
+// pointer `p` really are. Lab code that touches device memory any other way than through
+// Global<T> faults, as it would on a GPU from host code.
+void* kit_view(const void* p);
 
 // Where counted accesses are added up (null: count nothing). Set by the module adapter.
 void set_counters(reduce_lab::Counters* counters);

@@ -10,13 +10,16 @@
 
 // CUDA's execution-space and memory-space keywords. __shared__ is per block: each block runs
 // on one worker OS thread at a time, with all of its threads as fibers on that thread, so a
-// thread_local static is exactly one copy per running block.
+// thread_local variable is exactly one copy per running block. At block scope thread_local
+// implies static, so `__shared__ float s[N];` and `static __shared__ float s[N];` both work.
+// `extern __shared__ T name[];` (dynamic shared memory) is rewritten by the build into a
+// pointer to the block's dynamic shared memory (cmake/emu_rewrite.cmake).
 #define __global__
 #define __device__
 #define __host__
 #define __constant__
 #define __managed__
-#define __shared__ static thread_local
+#define __shared__ thread_local
 #define __forceinline__ __inline__ __attribute__((always_inline))
 // __noinline__ is left alone: GCC and libstdc++ already use it as an attribute name.
 #define __restrict__
