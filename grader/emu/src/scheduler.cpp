@@ -355,16 +355,22 @@ void crash_handler(int signal_number, siginfo_t* info, void*) {
   sigaction(signal_number, signal_number == SIGSEGV ? &previous_segv_action : &previous_bus_action, nullptr);
 }
 
+// Called at every launch and allocation: a test framework (Catch2 installs its own fatal
+// signal handlers per test case) may have put itself in front since the last time. The one
+// found there becomes the previous handler, which ours hands the signal back to.
 void install_crash_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (int signal_number : {SIGSEGV, SIGBUS}) {
+    struct sigaction current {};
+    sigaction(signal_number, nullptr, &current);
+    if ((current.sa_flags & SA_SIGINFO) != 0 && current.sa_sigaction == &crash_handler) continue;
     struct sigaction action {};
     action.sa_sigaction = &crash_handler;
     action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGSEGV, &action, &previous_segv_action);
-    sigaction(SIGBUS, &action, &previous_bus_action);
-  });
+    sigaction(signal_number, &action, signal_number == SIGSEGV ? &previous_segv_action : &previous_bus_action);
+  }
 }
 
 // Every OS thread that runs fibers needs its own alternate signal stack.

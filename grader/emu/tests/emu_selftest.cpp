@@ -5,10 +5,14 @@
 // The kernels below are written exactly as lab code is; the reference solutions are loaded
 // as the grader loads them, as lab modules (built from solutions/*.cu by CMake).
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <reduce_lab/lab.cuh>
 
 #include "../../tests/catch.hpp"
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -323,6 +327,61 @@ __global__ void TicketKernel(Global<unsigned> counter, Global<unsigned> tickets)
   tickets[threadIdx.x] = atomicAdd(&counter[0], 1u);
   __syncthreads();
   tickets[blockDim.x + threadIdx.x] = atomicAdd(&counter[0], 1u);
+}
+
+namespace cg = cooperative_groups;
+
+// A block tree written with cooperative groups, as NVIDIA's samples do: block syncs, then a
+// warp tile that reduces with cg::reduce and shuffles.
+__global__ void CooperativeGroupsKernel(Global<const float> input, Global<float> output) {
+  static __shared__ float partial[256];
+  cg::thread_block block = cg::this_thread_block();
+  const unsigned t = block.thread_rank();
+  partial[t] = input[blockIdx.x * 256 + t];
+  for (unsigned stride = block.size() / 2; stride >= 32; stride /= 2) {
+    block.sync();
+    if (t < stride) partial[t] += partial[t + stride];
+  }
+  cg::sync(block);
+  if (t < 32) {
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+    const float sum = cg::reduce(tile, partial[t], cg::plus<float>());
+    const float down = tile.shfl_down(sum, 1);  // every lane holds the sum: so does its neighbour
+    if (tile.thread_rank() == 0) output[blockIdx.x] = sum == down || tile.size() == 1 ? sum : -1.0f;
+  }
+}
+
+// Every spelling of a block barrier: each one counts.
+__global__ void EveryBarrierKernel(Global<int> out) {
+  const unsigned t = threadIdx.x;
+  __syncthreads();
+  int votes = __syncthreads_count(t % 2 == 0);
+  votes += __syncthreads_and(1);
+  votes += __syncthreads_or(0);
+  cg::this_thread_block().sync();
+  cg::sync(cg::this_thread_block());
+  if (t == 0) out[blockIdx.x] = votes;
+}
+
+// Dynamic shared memory, as the build's rewrite of `extern __shared__ float s[];` reads it.
+__global__ void DynamicSharedKernel(Global<const float> input, Global<float> output) {
+  float* const s = static_cast<float*>(::reduce_emu::detail::dynamic_shared_memory());
+  const unsigned t = threadIdx.x;
+  s[t] = input[t];
+  __syncthreads();
+  if (t == 0) {
+    float sum = 0;
+    for (unsigned k = 0; k < blockDim.x; ++k) sum += s[k];
+    output[0] = sum;
+  }
+}
+
+// Reads its input through a raw pointer smuggled out of the Global: the access the kit
+// cannot see, which the emulator stops.
+__global__ void AroundGlobalKernel(Global<const float> input, Global<float> output) {
+  const float* sneaky = nullptr;
+  std::memcpy(&sneaky, &input, sizeof sneaky);
+  output[threadIdx.x] = sneaky[threadIdx.x];
 }
 
 __global__ void CoordsKernel(Global<unsigned> out) {
@@ -814,4 +873,97 @@ TEST_CASE("the runtime API works on host memory and checks ranges", "[runtime]")
   CHECK(cudaEventDestroy(stop) == cudaSuccess);
   CHECK(cudaStreamDestroy(stream) == cudaSuccess);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("cooperative groups: block sync, warp tiles, cg::reduce, static __shared__", "[cg]") {
+  Settings settings;
+  constexpr unsigned blocks = 6;
+  const std::vector<float> input = small_integers(blocks * 256, 3);
+  DeviceBuffer<float> in(input);
+  DeviceBuffer<float> out(blocks);
+  DeviceBuffer<reduce_lab::Counters> counters(1);
+  REQUIRE(cudaMemset(counters.get(), 0, sizeof(reduce_lab::Counters)) == cudaSuccess);
+  reduce_emu::set_counters(counters.get());
+  for (unsigned long long seed : {1ull, 7ull, 99ull}) {
+    reduce_emu::set_seed(seed);
+    launch(CooperativeGroupsKernel, blocks, 256, Global<const float>(in.get()), out.global());
+    const std::vector<float> sums = out.download();
+    for (unsigned b = 0; b < blocks; ++b) {
+      double expected = 0;
+      for (unsigned k = 0; k < 256; ++k) expected += input[b * 256 + k];
+      CHECK(sums[b] == static_cast<float>(expected));
+    }
+  }
+  reduce_emu::set_counters(nullptr);
+  // Three loop syncs and one cg::sync per block, 8 warps each, 3 launches.
+  CHECK(counters.download()[0].barrier_warps == 3ull * blocks * 8 * 4);
+}
+
+TEST_CASE("every block barrier counts, whichever spelling", "[cg][counters]") {
+  Settings settings;
+  DeviceBuffer<int> out(2);
+  DeviceBuffer<reduce_lab::Counters> counters(1);
+  REQUIRE(cudaMemset(counters.get(), 0, sizeof(reduce_lab::Counters)) == cudaSuccess);
+  reduce_emu::set_counters(counters.get());
+  launch(EveryBarrierKernel, 2, 64, out.global());
+  reduce_emu::set_counters(nullptr);
+  CHECK(out.download() == std::vector<int>{33, 33});  // 32 even threads, and = 1, or = 0
+  CHECK(counters.download()[0].barrier_warps == 2ull * 2 * 6);  // 2 blocks x 2 warps x 6 barriers
+}
+
+TEST_CASE("dynamic shared memory is per block and sized by the launch", "[shared]") {
+  Settings settings;
+  const std::vector<float> input = small_integers(128, 5);
+  DeviceBuffer<float> in(input);
+  DeviceBuffer<float> out(1);
+  reduce_lab::launch(DynamicSharedKernel, 1, 128, reduce_lab::dynamic_shared(128 * sizeof(float)),
+                     Global<const float>(in.get()), out.global());
+  CHECK(out.download()[0] == static_cast<float>(sum_of(input)));
+  const std::string error = launch_error([&] {
+    reduce_lab::launch(DynamicSharedKernel, 1, 128, reduce_lab::dynamic_shared(300 * 1024),
+                       Global<const float>(in.get()), out.global());
+  });
+  CHECK_THAT(error, Catch::Contains("dynamic shared memory is at most 227 KB"));
+}
+
+TEST_CASE("device memory is reached only through Global<T>", "[faults]") {
+  Settings settings;
+  SECTION("a kernel that reads around Global<T> is stopped and named") {
+    DeviceBuffer<float> in(32);
+    DeviceBuffer<float> out(32);
+    int pipe_ends[2];
+    REQUIRE(pipe(pipe_ends) == 0);
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      dup2(pipe_ends[1], STDERR_FILENO);
+      close(pipe_ends[0]);
+      launch(AroundGlobalKernel, 1, 32, Global<const float>(in.get()), out.global());
+      _exit(0);  // not reached: the access faults
+    }
+    close(pipe_ends[1]);
+    std::string report;
+    char buffer[512];
+    for (ssize_t got; (got = read(pipe_ends[0], buffer, sizeof buffer)) > 0;) report.append(buffer, static_cast<std::size_t>(got));
+    close(pipe_ends[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    INFO(report);
+    CHECK(WIFSIGNALED(status));
+    CHECK_THAT(report, Catch::Contains("an access around Global<T>"));
+    CHECK_THAT(report, Catch::Contains("AroundGlobalKernel"));
+  }
+  SECTION("host code cannot read an element through a Global") {
+    DeviceBuffer<float> data(4);
+    data.fill(2.0f);
+    const Global<const float> global(data.get());
+    std::string error;
+    try {
+      (void)global[1];
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    CHECK_THAT(error, Catch::Contains("host code accessed device memory through a Global<T>"));
+  }
 }
