@@ -18,7 +18,7 @@ namespace reduce_lab::grader {
 namespace {
 const char* const kTests[] = {"correctness", "requests", "speedup", "races"};
 // Widest a cell may grow before it is cut with "~".
-const std::size_t kMaxColumns[] = {48, 34, 30, 26};
+const std::size_t kMaxColumns[] = {48, 40, 30, 26};
 
 std::string one_line(std::string text) {
   for (char& c : text)
@@ -124,15 +124,13 @@ bool print_table(const std::string& dir, const std::string& backend) {
     if (lab_seen) rows.emplace_back(lab, std::move(cells));
   }
   std::printf("\nreduction-labs grade (%s)\n", backend.c_str());
-  std::printf("%-17s", "lab");
-  for (int t = 0; t < 4; ++t) std::printf(" %-*s", static_cast<int>(widths[t]), kTests[t]);
-  std::printf("\n");
-  for (const auto& [lab, cells] : rows) {
-    const std::string title = std::to_string(lab) + " " + lab_info(lab).name;
+  auto print_row = [&](const std::string& title, const std::vector<std::string>& cells) {
     std::printf("%-17s", title.c_str());
-    for (int t = 0; t < 4; ++t) std::printf(" %-*s", static_cast<int>(widths[t]), cells[t].c_str());
-    std::printf("\n");
-  }
+    for (int t = 0; t < 3; ++t) std::printf(" %-*s", static_cast<int>(widths[t]), cells[t].c_str());
+    std::printf(" %s\n", cells[3].c_str());
+  };
+  print_row("lab", {kTests[0], kTests[1], kTests[2], kTests[3]});
+  for (const auto& [lab, cells] : rows) print_row(std::to_string(lab) + " " + lab_info(lab).name, cells);
   if (rows.empty()) {
     std::printf("(no results: no test ran)\n");
     return false;
