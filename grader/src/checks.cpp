@@ -606,17 +606,23 @@ class TimedLab {
     const int which = sample_ % kTimedInputs;
     const HostArray& host = inputs_.host[which];
     runner_.load(inputs_.device[which]);
+    // One element, at a random place, gets a value that moves the sum by more than the
+    // tolerance, and by more for every later sample: no two samples' results are alike.
+    const Reference& base = inputs_.references[which];
+    const double step = 4 * std::max(tolerance(base, DType::f32, host.n), 1.0);
+    const double magnitude = step * (sample_ + 2);
+    const float value = static_cast<float>((rng_() & 1) ? magnitude : -magnitude);
     const std::size_t index = std::uniform_int_distribution<std::size_t>(0, host.n - 1)(rng_);
-    const float value = std::uniform_real_distribution<float>(-1, 1)(rng_);
     float old;
     std::memcpy(&old, static_cast<const char*>(host.data()) + index * sizeof(float), sizeof old);
     runner_.set_input_element(index, &value);
-    previous_ = expected_;
-    expected_ = inputs_.references[which];
+    if (sample_ > 0) earlier_.push_back(expected_);
+    expected_ = base;
     expected_.value += static_cast<double>(value) - old;
     expected_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
     flush();
   }
+
 
   double timed(const std::string& name) {
     const double ms = time_device_ms([this] { runner_.enqueue(); });
@@ -625,7 +631,8 @@ class TimedLab {
     const std::size_t n = inputs_.host.front().n;
     const Comparison cmp = compare(outcome.value, expected_, DType::f32, n);
     if (!cmp.ok) {
-      const bool earlier = sample_ > 0 && compare(outcome.value, previous_, DType::f32, n).ok;
+      bool earlier = false;
+      for (const Reference& before : earlier_) earlier = earlier || compare(outcome.value, before, DType::f32, n).ok;
       throw TimedWrong{name, sample_, cmp.text, earlier};
     }
     ++sample_;
@@ -636,7 +643,8 @@ class TimedLab {
   TimedInputs& inputs_;
   std::mt19937_64 rng_;
   int sample_ = 0;
-  Reference expected_, previous_;
+  Reference expected_;
+  std::vector<Reference> earlier_;  // what the earlier samples' contents sum to
 };
 
 }  // namespace
@@ -658,8 +666,13 @@ Verdict check_speedup(int lab) {
     n = benchmark_size(4, kBenchmarkCopies);
     TimedInputs inputs;
     for (int k = 0; k < kTimedInputs; ++k) {
-      inputs.host.push_back(make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k)));
-      inputs.references.push_back(reference(inputs.host.back(), Op::sum));
+      HostArray input = make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k));
+      // Input k holds values in [k - 1, k + 1): the sums lie far apart, so the result of one
+      // input is never within the tolerance of the other's.
+      float* values = static_cast<float*>(input.data());
+      for (std::size_t i = 0; k != 0 && i < n; ++i) values[i] += static_cast<float>(k);
+      inputs.references.push_back(reference(input, Op::sum));
+      inputs.host.push_back(std::move(input));
     }
 
     // Both contenders must be right at this size before their speed means anything.
@@ -717,10 +730,10 @@ Verdict check_speedup(int lab) {
       std::string message =
           wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
           " returned a wrong result: " + wrong.text +
-          (wrong.earlier_result ? " (the result of the previous sample's input)" : "") + ".\n" +
+          (wrong.earlier_result ? " (the result of an earlier sample's input)" : "") + ".\n" +
           "Every sample gets one of " + std::to_string(kTimedInputs) +
-          " inputs of different contents at the same address, with one element changed at a random place, and its "
-          "output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
+          " inputs of different contents at the same address, with one element changed at a random place so that "
+          "every sample's sum differs, and its output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
           "caches or skips work between calls, or from a race: every call must do the whole reduction.\n" +
           doc_line(culprit, kTimedHint);
       return fail(baseline_wrong ? "baseline lab " + std::to_string(lab - 1) + " timed result wrong"
