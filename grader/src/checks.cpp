@@ -129,7 +129,7 @@ struct Case {
   std::string label;  // "n = 31", "float max n = 31"
   std::string where() const {
     return std::string(dtype_name(dtype)) + " " + op_name(op) + ", n = " + std::to_string(n) + ", " +
-           pattern_name(pattern, dtype);
+           pattern_name(pattern, dtype, op);
   }
 };
 
@@ -190,11 +190,13 @@ void run_under_other_orders(LabRunner& runner, const HostArray& input, const Ref
 bool is_power_of_two(std::size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
 // The hint for wrong results, from what the wrong cases have in common.
-std::string wrong_result_hint(const ModuleInfo* module, const std::vector<WrongCase>& wrong, bool power_of_two_passed) {
+std::string wrong_result_hint(const ModuleInfo* module, const CorrectnessPlan& plan, const std::vector<WrongCase>& wrong,
+                              bool power_of_two_passed) {
   if (wrong.empty()) return "";
   const bool single = module->kind != LabKind::multipass;
-  bool any_nan = false, all_identity_cases = true, all_large = true, all_odd_sizes = true;
+  bool any_nan = false, all_identity_cases = true, all_large = true, all_odd_sizes = true, one_type = true;
   for (const WrongCase& w : wrong) {
+    one_type = one_type && w.what.dtype == wrong.front().what.dtype;
     any_nan = any_nan || std::isnan(w.got);
     // max or min that came out as 0, or failed only where every value is below 0: an identity of 0.
     const bool extremum = w.what.op != Op::sum;
@@ -203,7 +205,8 @@ std::string wrong_result_hint(const ModuleInfo* module, const std::vector<WrongC
     all_odd_sizes = all_odd_sizes && !is_power_of_two(w.what.n);
   }
   if (single && (any_nan || all_identity_cases)) return kIdentityHint;
-  if (all_large) return kAccumulatorHint;
+  // Only the large values, or only one of several types: what the accumulators hold.
+  if (all_large || (one_type && plan.dtypes.size() > 1)) return kAccumulatorHint;
   if (single && all_odd_sizes && power_of_two_passed) return kAnySizeHint;
   return "";
 }
@@ -312,8 +315,9 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     if (first.checked_order)
       message << "Under " << kOtherThreadOrders << " other thread orders the result at " << first.what.where()
               << " is the same: not a race, the computation itself is wrong.\n";
-    hint = wrong_result_hint(module, wrong, power_of_two_passed);
-    summary = "wrong: " + first.what.label + (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype) : "");
+    hint = wrong_result_hint(module, plan, wrong, power_of_two_passed);
+    summary = "wrong: " + first.what.label +
+              (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
   message << replay << doc_line(lab, hint);
   return fail(summary, message.str());

@@ -9,7 +9,7 @@
 
 namespace reduce_lab::grader {
 
-const char* pattern_name(Pattern pattern, DType dtype) {
+const char* pattern_name(Pattern pattern, DType dtype, Op op) {
   switch (pattern) {
     case Pattern::uniform: return "random values in [-1, 1)";
     case Pattern::ones: return "all ones";
@@ -17,7 +17,8 @@ const char* pattern_name(Pattern pattern, DType dtype) {
     case Pattern::all_negative: return "all-negative values";
     case Pattern::integers: return "random values in {-1, 0, 1}";
     case Pattern::large:
-      return dtype == DType::i32 ? "large values (ints up to 2^30: the sum wraps)" : "large values in [-10^6, 10^6)";
+      if (dtype != DType::i32) return "large values in [-10^6, 10^6)";
+      return op == Op::sum ? "large values (ints up to 2^30: the sum wraps)" : "large values (ints up to 2^30)";
   }
   return "?";
 }

@@ -20,8 +20,9 @@ enum class Pattern {
   large,         // ints in [-2^30, 2^30] (sums wrap modulo 2^32), floating point in [-1e6, 1e6)
 };
 
-// What a case's input holds, for messages; "large" reads differently for ints and floats.
-const char* pattern_name(Pattern pattern, DType dtype);
+// What a case's input holds, for messages; "large" reads differently for ints and floats,
+// and only an int sum wraps.
+const char* pattern_name(Pattern pattern, DType dtype, Op op = Op::sum);
 
 struct HostArray {
   DType dtype = DType::f32;

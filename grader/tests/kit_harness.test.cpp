@@ -152,6 +152,7 @@ TEST_CASE("kit harness") {
   SECTION("inputs say what they hold for their type") {
     CHECK(std::string(pattern_name(Pattern::large, DType::i32)).find("wraps") != std::string::npos);
     CHECK(std::string(pattern_name(Pattern::large, DType::f32)).find("2^30") == std::string::npos);
+    CHECK(std::string(pattern_name(Pattern::large, DType::i32, Op::max)).find("wraps") == std::string::npos);
     const HostArray first = make_input(Pattern::uniform, DType::f32, 1000, 0);
     const HostArray second = make_input(Pattern::uniform, DType::f32, 1000, 1);
     CHECK(first.bytes != second.bytes);  // the speed test's inputs differ in contents
