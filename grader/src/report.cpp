@@ -18,7 +18,7 @@ namespace reduce_lab::grader {
 namespace {
 const char* const kTests[] = {"correctness", "requests", "speedup", "races"};
 // Widest a cell may grow before it is cut with "~".
-const std::size_t kMaxColumns[] = {48, 40, 30, 26};
+const std::size_t kMaxColumns[] = {56, 40, 30, 26};
 
 std::string one_line(std::string text) {
   for (char& c : text)
