@@ -102,7 +102,7 @@ std::string report_excerpt(const std::string& report) {
   return excerpt;
 }
 
-int run_under_sanitizer(const char* self, const std::vector<char*>& args) {
+int run_under_sanitizer(int lab, const char* self, const std::vector<char*>& args) {
   const char* sanitizer = std::getenv("REDUCE_LAB_COMPUTE_SANITIZER");
   for (const char* tool : {"memcheck", "racecheck"}) {
     const char* folder = std::getenv("TMPDIR");
@@ -139,10 +139,12 @@ int run_under_sanitizer(const char* self, const std::vector<char*>& args) {
           std::string("compute-sanitizer ") + tool + " found " +
           (race ? "a race: two threads used the same shared-memory word with no barrier between them"
                 : std::string(fault_name(fault.kind)) + (last.has_case ? " at " + last.label : "")) +
-          ". Its report:\n" + report_excerpt(report) + "Revisit: " +
+          ". Its report:\n" + report_excerpt(report) + (lab ? "Replay: " + replay_command(lab) + "\n" : "") +
+          "Revisit: " +
           (race ? "a __syncthreads() between writing shared memory and reading it, or __syncwarp() between the "
                   "steps of a warp-synchronous tail."
-                : fault_hint(fault.kind));
+                : fault_hint(fault.kind)) +
+          (lab ? std::string("\nRead: ") + lab_info(lab).doc : "");
       std::printf("\n%s\n", what.c_str());
       record_current(fail(summary, what));
       return 1;
@@ -153,7 +155,7 @@ int run_under_sanitizer(const char* self, const std::vector<char*>& args) {
 }
 
 // What the child does: the test itself.
-int run_test(bool needs_gpu, bool sanitize, const std::vector<std::string>& mode, std::vector<char*>& rest) {
+int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::string>& mode, std::vector<char*>& rest) {
   std::string why;
   if (needs_gpu && !gpu_present(&why)) {
     const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";
@@ -166,7 +168,7 @@ int run_test(bool needs_gpu, bool sanitize, const std::vector<std::string>& mode
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
     return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
   }
-  if (sanitize) return run_under_sanitizer(rest[0], rest);
+  if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
   Catch::Session session;
   return session.run(static_cast<int>(rest.size()), rest.data());
 }
@@ -232,9 +234,11 @@ int supervise(int lab, const std::function<int()>& test) {
   record_current(fail("stopped without a result", "the test process was stopped before it could report a result "
                                                   "(CTest's time limit for the test, REDUCE_LAB_TEST_TIMEOUT?)"));
   supervision::create();
-  // Drawn here, so that the child inherits them and this process can print the replay command.
-  process_seed();
-  thread_order::process_seed();
+  // Drawn here, so that the child inherits them and this process can print the replay command;
+  // exported, so that a test compute-sanitizer starts anew draws the same ones.
+  setenv("REDUCE_LAB_SEED", std::to_string(process_seed()).c_str(), 0);
+  if (thread_order::available())
+    setenv("REDUCE_LAB_EMU_SEED", thread_order::hex(thread_order::process_seed()).c_str(), 0);
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return test();
   std::fflush(stdout);
@@ -340,7 +344,7 @@ int main(int argc, char** argv) {
     return kSkipped;
   }
   if (!mode.empty() && mode[0] == "--table") return print_table(mode[1], mode[2]) ? 0 : 1;
-  auto test = [&] { return run_test(needs_gpu, sanitize, mode, rest); };
+  auto test = [&] { return run_test(current_lab, needs_gpu, sanitize, mode, rest); };
   if (const char* supervised = std::getenv("REDUCE_LAB_SUPERVISED"); supervised && *supervised) return test();
   return supervise(current_lab, test);
 }
