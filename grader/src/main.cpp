@@ -233,7 +233,8 @@ int supervise(int lab, const std::function<int()>& test) {
   // process records anything better.
   record_current(fail("stopped without a result", "the test process was stopped before it could report a result "
                                                   "(CTest's time limit for the test, REDUCE_LAB_TEST_TIMEOUT?)"));
-  supervision::create();
+  // Without the shared page the parent could not tell a recorded verdict from none.
+  if (!supervision::create()) return test();
   // Drawn here, so that the child inherits them and this process can print the replay command;
   // exported, so that a test compute-sanitizer starts anew draws the same ones.
   setenv("REDUCE_LAB_SEED", std::to_string(process_seed()).c_str(), 0);
