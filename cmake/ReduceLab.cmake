@@ -89,6 +89,8 @@ function(reduce_lab_test_environment out)
     "REDUCE_LAB_SOURCE_FOLDER=${REDUCE_LAB_SOURCES}"
     "REDUCE_LAB_SOURCE_ROOT=${PROJECT_SOURCE_DIR}"
     "REDUCE_LAB_COMPUTE_SANITIZER=${REDUCE_LAB_COMPUTE_SANITIZER}"
+    # The grader stops a test a little before CTest would, so it can still record why.
+    "REDUCE_LAB_TEST_TIMEOUT=${REDUCE_LAB_TEST_TIMEOUT}"
     PARENT_SCOPE)
 endfunction()
 
@@ -124,6 +126,9 @@ function(reduce_lab_add_lab number stem)
     if(test STREQUAL "speedup")
       list(APPEND labels speed)
       list(APPEND test_environment "REDUCE_LAB_MIN_SPEEDUP=${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}")
+      if(DEFINED REDUCE_LAB_MIN_BANDWIDTH_LAB${lab})
+        list(APPEND test_environment "REDUCE_LAB_MIN_BANDWIDTH=${REDUCE_LAB_MIN_BANDWIDTH_LAB${lab}}")
+      endif()
       if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
         set(args --skip "speed is never graded on the emulator; it is graded on a machine with an NVIDIA GPU" ${args})
       endif()

@@ -1,17 +1,23 @@
 #include "checks.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <random>
 #include <sstream>
 
 #include "book_models.hpp"
 #include "catalog.hpp"
 #include "cpu_loop.hpp"
+#include "faults.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "thread_order.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
@@ -33,9 +39,41 @@ std::string format(const char* pattern, double value) {
   return text;
 }
 
-std::string doc_line(int lab) {
-  return std::string("Revisit: ") + idea_to_revisit(lab) + "\nRead: " + lab_info(lab).doc;
+std::string value_text(double value) { return format("%.9g", value); }
+
+// The closing lines of every failure: the idea the failure points to, and the page.
+std::string doc_line(int lab, const std::string& hint) {
+  return "Revisit: " + (hint.empty() ? std::string(idea_to_revisit(lab)) : hint) + "\nRead: " + lab_info(lab).doc;
 }
+std::string doc_line(int lab) { return doc_line(lab, ""); }
+
+std::string indented(const std::string& text) {
+  std::string out = "  ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+// Hints chosen from what failed (design §6), beside each lab's own idea_to_revisit().
+constexpr const char* kRaceHint =
+    "a race between threads: a __syncthreads() missing between writing shared memory and reading it (every step "
+    "of a tree ends at a barrier), or a warp-synchronous tail (strides below 32) without __syncwarp() between its "
+    "steps; __shfl_down_sync needs neither.";
+constexpr const char* kTimedHint =
+    "every call does the whole reduction: no result kept from an earlier call, no kernel skipped, and no race "
+    "(a barrier between writing shared memory and reading it).";
+constexpr const char* kIdentityHint =
+    "the op's identity: set the output to it before any block combines into it (reduce_lab::fill(output, "
+    "Op::identity()); 0 for a sum), and start every accumulator, and every missing element, at Op::identity(), "
+    "not at 0 or at an unset value.";
+constexpr const char* kAccumulatorHint =
+    "the type of every accumulator and shared array: T, not float or int (an int sum must wrap as int does, and a "
+    "float accumulator rounds large values).";
+constexpr const char* kAnySizeHint =
+    "any n: each of a thread's elements that exists (i < n) is added once, and a missing one is replaced by the "
+    "op's identity; the grid covers all n elements.";
 
 }  // namespace
 
@@ -47,7 +85,9 @@ const char* idea_to_revisit(int lab) {
     case 4: return "bounds checks that use the identity for missing elements, and one atomicAdd per block.";
     case 5: return "each thread adds COARSE_FACTOR*2 elements before the tree; the grid size follows from it.";
     case 6: return "the last warp's steps without __syncthreads: __shfl_down_sync, or __syncwarp between steps.";
-    case 7: return "the identity of each op, and the type of every accumulator.";
+    case 7:
+      return "one kernel template for every T and Op: a grid-stride loop that reads each element once, op(...) to "
+             "combine, warp shuffles, one barrier and one atomic per block.";
   }
   return "";
 }
@@ -56,6 +96,11 @@ std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high) {
   std::vector<std::size_t> sizes;
   for (std::size_t n = low; n <= high; n *= 2) sizes.push_back(n);
   return sizes;
+}
+
+std::size_t case_count(const CorrectnessPlan& plan) {
+  return (plan.sizes.size() + plan.special_sizes.size() * plan.special_patterns.size()) * plan.dtypes.size() *
+         plan.ops.size();
 }
 
 Verdict not_loadable(int lab, const LoadedLab& loaded) {
@@ -71,62 +116,215 @@ Verdict not_implemented(int lab, Origin origin) {
               " and delete the REDUCE_LAB_TODO() line.\nRead: " + lab_info(lab).doc);
 }
 
+// ---------------------------------------------------------------------------------------
+// Correctness
+
+namespace {
+
+struct Case {
+  DType dtype;
+  Op op;
+  std::size_t n;
+  Pattern pattern;
+  std::string label;  // "n = 31", "float max n = 31"
+  std::string where() const {
+    return std::string(dtype_name(dtype)) + " " + op_name(op) + ", n = " + std::to_string(n) + ", " +
+           pattern_name(pattern, dtype, op);
+  }
+};
+
+struct WrongCase {
+  Case what;
+  std::string text;  // "got 1, expected 2"
+  double got = 0;
+  bool checked_order = false;  // run again under other thread orders (emulator)
+  std::string race;            // what those runs gave, when the result depended on the order
+};
+
+struct FaultCase {
+  Case what;
+  Fault fault;
+  std::string error;
+};
+
+struct Stop {};  // a fault or an unwritten stub ends the cases
+
+constexpr int kOtherThreadOrders = 8;
+constexpr int kWrongCasesRunAgain = 3;  // enough to tell a race; each costs kOtherThreadOrders runs
+
+// Runs a wrong case again under other thread orders. A race gives another result under some
+// order (or the right one); a plain mistake gives the same wrong result under all of them.
+// Float results that differ only within the tolerance count as the same: blocks' atomics
+// add in whatever order the worker threads finish, whatever the seed.
+void run_under_other_orders(LabRunner& runner, const HostArray& input, const Reference& ref, WrongCase& wrong) {
+  const double allowed = tolerance(ref, input.dtype, input.n);
+  std::vector<std::string> results{"seed " + thread_order::hex(thread_order::process_seed()) + " gave " +
+                                   value_text(wrong.got)};
+  bool differs = false, right_somewhere = false;
+  for (std::uint64_t seed : thread_order::other_seeds(kOtherThreadOrders)) {
+    thread_order::use(seed);
+    const RunOutcome outcome = runner.reduce(input);
+    std::string gave;
+    if (!outcome.ran) {
+      differs = true;
+      gave = fault_name(classify_fault(outcome.error).kind);
+    } else {
+      const bool same = (std::isnan(outcome.value) && std::isnan(wrong.got)) ||
+                        std::fabs(outcome.value - wrong.got) <= allowed;
+      right_somewhere = right_somewhere || compare(outcome.value, ref, input.dtype, input.n).ok;
+      differs = differs || !same;
+      if (same) continue;  // the list shows the results that differ
+      gave = value_text(outcome.value);
+    }
+    if (results.size() < 4) results.push_back("seed " + thread_order::hex(seed) + " gave " + gave);
+  }
+  thread_order::use(thread_order::process_seed());
+  wrong.checked_order = true;
+  if (!differs && !right_somewhere) return;
+  std::string list;
+  for (const std::string& r : results) list += (list.empty() ? "" : ", ") + r;
+  wrong.race = "a race: the result depends on the order threads run in (" + list +
+               (right_somewhere ? "; some orders give the right result" : "") + ")";
+}
+
+bool is_power_of_two(std::size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
+
+// The hint for wrong results, from what the wrong cases have in common.
+std::string wrong_result_hint(const ModuleInfo* module, const CorrectnessPlan& plan, const std::vector<WrongCase>& wrong,
+                              bool power_of_two_passed) {
+  if (wrong.empty()) return "";
+  const bool single = module->kind != LabKind::multipass;
+  bool any_nan = false, all_identity_cases = true, all_large = true, all_odd_sizes = true, one_type = true;
+  for (const WrongCase& w : wrong) {
+    one_type = one_type && w.what.dtype == wrong.front().what.dtype;
+    any_nan = any_nan || std::isnan(w.got);
+    // max or min that came out as 0, or failed only where every value is below 0: an identity of 0.
+    const bool extremum = w.what.op != Op::sum;
+    all_identity_cases = all_identity_cases && extremum && (w.got == 0 || w.what.pattern == Pattern::all_negative);
+    all_large = all_large && w.what.pattern == Pattern::large;
+    all_odd_sizes = all_odd_sizes && !is_power_of_two(w.what.n);
+  }
+  if (single && (any_nan || all_identity_cases)) return kIdentityHint;
+  // Only the large values, or only one of several types: what the accumulators hold.
+  if (all_large || (one_type && plan.dtypes.size() > 1)) return kAccumulatorHint;
+  if (single && all_odd_sizes && power_of_two_passed) return kAnySizeHint;
+  return "";
+}
+
+}  // namespace
+
 Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   const LoadedLab loaded = load_lab(lab, Flavor::plain, plan.origin);
   if (!loaded) return not_loadable(lab, loaded);
   const ModuleInfo* module = loaded.info;
 
-  std::size_t largest = 1;
-  for (std::size_t n : plan.sizes) largest = std::max(largest, n);
-  for (std::size_t n : plan.special_sizes) largest = std::max(largest, n);
-
   int cases = 0;
-  std::vector<std::string> wrong;
+  bool todo = false, power_of_two_passed = false;
+  std::vector<WrongCase> wrong;
+  std::optional<FaultCase> fault;
+  std::string grader_error;
   try {
     for (DType dtype : plan.dtypes) {
       for (Op op : plan.ops) {
         if (!module->supports(dtype, op)) {
-          wrong.push_back(std::string(dtype_name(dtype)) + " " + op_name(op) + ": not supported by the module");
+          WrongCase unsupported;
+          unsupported.what = {dtype, op, 0, Pattern::uniform, std::string(dtype_name(dtype)) + " " + op_name(op)};
+          unsupported.text = "not supported by the module";
+          unsupported.got = NAN;
+          wrong.push_back(unsupported);
           continue;
         }
-        LabRunner runner(module, dtype, op, largest);
+        LabRunner runner(module, dtype, op);
         auto run_case = [&](std::size_t n, Pattern pattern) {
+          const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n)};
           const HostArray input = make_input(pattern, dtype, n);
+          thread_order::use(thread_order::process_seed());  // every case replays from one seed
           const RunOutcome outcome = runner.reduce(input);
           ++cases;
-          const std::string where = std::string(dtype_name(dtype)) + " " + op_name(op) + ", n = " +
-                                    std::to_string(n) + ", " + pattern_name(pattern);
-          if (outcome.todo) throw outcome;
-          if (!outcome.ran) {
-            wrong.push_back(where + ": the lab failed: " + outcome.error);
-            throw outcome;  // a kernel fault leaves the device unusable; stop here
+          if (outcome.todo) {
+            todo = true;
+            throw Stop{};
           }
-          const Comparison cmp = compare(outcome.value, reference(input, op), dtype, n);
-          if (!cmp.ok) wrong.push_back(where + ": " + cmp.text);
-          return cmp.ok;
+          if (!outcome.ran) {
+            fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
+            throw Stop{};  // a kernel fault can leave the device unusable; stop here
+          }
+          const Reference ref = reference(input, op);
+          const Comparison cmp = compare(outcome.value, ref, dtype, n);
+          if (cmp.ok) {
+            power_of_two_passed = power_of_two_passed || is_power_of_two(n);
+            return true;
+          }
+          WrongCase w{what, cmp.text, outcome.value, false, {}};
+          const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),
+                                                             [](const WrongCase& x) { return x.checked_order; }));
+          if (thread_order::available() && checked < kWrongCasesRunAgain) run_under_other_orders(runner, input, ref, w);
+          wrong.push_back(std::move(w));
+          return false;
         };
+        int wrong_random = 0;
         for (std::size_t n : plan.sizes)
-          if (!run_case(n, Pattern::uniform) && wrong.size() >= 6) break;
+          if (!run_case(n, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
         for (std::size_t n : plan.special_sizes)
           for (Pattern pattern : plan.special_patterns) run_case(n, pattern);
       }
     }
-  } catch (const RunOutcome& stopped) {
-    if (stopped.todo) return not_implemented(lab, plan.origin);
+  } catch (const Stop&) {
   } catch (const std::exception& e) {
-    wrong.push_back(std::string("the grader could not run the lab: ") + e.what());
+    grader_error = e.what();
   }
+  if (todo) return not_implemented(lab, plan.origin);
 
+  const std::string replay = "Inputs: " + seed_note() + ".\nReplay: " + replay_command(lab) + "\n";
+  auto listed = [&](std::size_t limit) {
+    std::string lines;
+    for (std::size_t i = 0; i < wrong.size() && i < limit; ++i)
+      lines += "  " + (wrong[i].what.n ? wrong[i].what.where() : wrong[i].what.label) + ": " + wrong[i].text + "\n";
+    if (wrong.size() > limit) lines += "  ... (" + std::to_string(wrong.size() - limit) + " more)\n";
+    return lines;
+  };
+
+  if (fault) {
+    const FaultKind kind = fault->fault.kind;
+    std::ostringstream message;
+    message << lab_title(lab) << " stopped with " << fault_name(kind) << " at " << fault->what.where() << ":\n"
+            << indented(fault->error) << "\n";
+    if (!wrong.empty())
+      message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
+    message << replay << doc_line(lab, fault_hint(kind));
+    return fail(fault_summary(fault->fault, fault->what.label), message.str());
+  }
+  if (!grader_error.empty())
+    return fail("grader error", "the grader could not run " + lab_title(lab) + ": " + grader_error);
   if (wrong.empty())
     return pass(std::to_string(cases) + " cases ok", lab_title(lab) + ": all " + std::to_string(cases) +
                                                          " inputs reduced correctly (" + seed_note() + ").");
+
+  const auto race = std::find_if(wrong.begin(), wrong.end(), [](const WrongCase& w) { return !w.race.empty(); });
   std::ostringstream message;
-  message << lab_title(lab) << " computed a wrong result in " << wrong.size() << " of " << cases << " cases:\n";
-  for (std::size_t i = 0; i < wrong.size() && i < 8; ++i) message << "  " << wrong[i] << "\n";
-  message << "Inputs: " << seed_note() << ".\n" << doc_line(lab);
-  const std::string first_size = wrong.front().substr(0, wrong.front().find(':'));
-  return fail("wrong: " + first_size.substr(first_size.find("n = ")), message.str());
+  message << lab_title(lab) << " computed a wrong result in " << wrong.size() << " of " << cases << " cases:\n"
+          << listed(8);
+  std::string hint;
+  std::string summary;
+  if (race != wrong.end()) {
+    message << "At " << race->what.where() << " this is " << race->race << ".\n";
+    hint = kRaceHint;
+    summary = "race: " + race->what.label;
+  } else {
+    const WrongCase& first = wrong.front();
+    if (first.checked_order)
+      message << "Under " << kOtherThreadOrders << " other thread orders the result at " << first.what.where()
+              << " is the same: not a race, the computation itself is wrong.\n";
+    hint = wrong_result_hint(module, plan, wrong, power_of_two_passed);
+    summary = "wrong: " + first.what.label +
+              (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
+  }
+  message << replay << doc_line(lab, hint);
+  return fail(summary, message.str());
 }
+
+// ---------------------------------------------------------------------------------------
+// Requests of labs 1-3
 
 namespace {
 
@@ -155,23 +353,30 @@ std::string describe_requests(const Counters& c) {
          std::to_string(total_requests(c));
 }
 
+// A lab that faulted while being counted: the same summary and hint as in correctness.
+Verdict counting_fault(int lab, const std::string& label, const std::string& error) {
+  const Fault fault = classify_fault(error);
+  return fail(fault_summary(fault, label), lab_title(lab) + " stopped with " + fault_name(fault.kind) +
+                                               " while being counted at " + label + ":\n" + indented(error) + "\n" +
+                                               "Replay: " + replay_command(lab) + "\n" +
+                                               doc_line(lab, fault_hint(fault.kind)));
+}
+
 }  // namespace
 
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin) {
   const LoadedLab loaded = load_lab(lab, Flavor::counted, origin);
   if (!loaded) return not_loadable(lab, loaded);
-  std::size_t largest = 1;
-  for (std::size_t n : sizes) largest = std::max(largest, n);
 
   std::ostringstream figures, problems;
   std::string summary;
   try {
-    LabRunner runner(loaded.info, DType::f32, Op::sum, largest);
+    LabRunner runner(loaded.info, DType::f32, Op::sum);
     for (std::size_t n : sizes) {
+      thread_order::use(thread_order::process_seed());
       const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, DType::f32, n), true);
       if (outcome.todo) return not_implemented(lab, origin);
-      if (!outcome.ran) return fail("fault at n = " + size_text(n), lab_title(lab) + " failed while counting at n = " +
-                                                                       std::to_string(n) + ": " + outcome.error);
+      if (!outcome.ran) return counting_fault(lab, "n = " + std::to_string(n), outcome.error);
       const Counters expected = book_model_pass(lab, static_cast<unsigned>(n));
       const Counters& got = outcome.counters;
       std::string mismatch;
@@ -204,49 +409,125 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
                   "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab));
 }
 
+// ---------------------------------------------------------------------------------------
+// Traffic of labs 4-7
+
+namespace {
+
+// What can be wrong with a lab's global-memory traffic, most basic first: the first kind
+// found names the summary and the hint.
+enum class TrafficProblem { loads_missing, loads_repeated, uncoalesced, stores, atomics, barriers };
+
+const char* traffic_summary(TrafficProblem problem) {
+  switch (problem) {
+    case TrafficProblem::loads_missing: return "loads missing";
+    case TrafficProblem::loads_repeated: return "loads repeated";
+    case TrafficProblem::uncoalesced: return "uncoalesced";
+    case TrafficProblem::stores: return "stores of partials";
+    case TrafficProblem::atomics: return "atomics";
+    case TrafficProblem::barriers: return "barriers";
+  }
+  return "traffic differs";
+}
+
+std::string traffic_hint(TrafficProblem problem, const TrafficPlan& plan, int lab) {
+  switch (problem) {
+    case TrafficProblem::loads_missing:
+      return "every element 0 to n-1 is loaded: the grid covers all n elements, and each thread's loop reaches "
+             "its last element.";
+    case TrafficProblem::loads_repeated:
+      return "each element is loaded once, by one thread: a thread's elements and the blocks' segments do not "
+             "overlap, and nothing at or past n is read.";
+    case TrafficProblem::uncoalesced:
+      return std::string("coalescing: consecutive lanes of a warp read consecutive elements (the index ends in "
+                         "+ threadIdx.x), so a warp's loads fill whole 32-byte sectors") +
+             (plan.seam_sectors_per_launch ? "; and the 16-byte vector part ends on a 32-byte sector boundary." : ".");
+    case TrafficProblem::stores:
+      return "partial results stay in registers and shared memory: the only global write is the block's one "
+             "atomic.";
+    case TrafficProblem::atomics:
+      return "one atomic per block: one thread combines the block's result into output, after the block's tree.";
+    case TrafficProblem::barriers:
+      return lab == 7 ? idea_to_revisit(7) : idea_to_revisit(6);
+  }
+  return "";
+}
+
+}  // namespace
+
 Verdict check_traffic(int lab, const TrafficPlan& plan) {
   const LoadedLab loaded = load_lab(lab, Flavor::counted, plan.origin);
   if (!loaded) return not_loadable(lab, loaded);
-  std::size_t largest = 1;
-  for (std::size_t n : plan.sizes) largest = std::max(largest, n);
 
   std::ostringstream problems, figures;
   std::string summary;
+  std::optional<TrafficProblem> first_problem;
+  std::string first_label;
   int cases = 0;
   try {
     for (DType dtype : plan.dtypes) {
       for (Op op : plan.ops) {
-        LabRunner runner(loaded.info, dtype, op, largest);
+        LabRunner runner(loaded.info, dtype, op);
         for (std::size_t n : plan.sizes) {
+          const std::string label = case_label(loaded.info->kind, dtype, op, n);
+          thread_order::use(thread_order::process_seed());
           const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n));
           if (outcome.todo) return not_implemented(lab, plan.origin);
-          if (!outcome.ran)
-            return fail("fault at n = " + size_text(n),
-                        lab_title(lab) + " failed while counting at n = " + std::to_string(n) + ": " + outcome.error);
+          if (!outcome.ran) return counting_fault(lab, label, outcome.error);
           ++cases;
           const Counters& c = outcome.counters;
           const std::size_t bytes = n * dtype_bytes(dtype);
           const unsigned long long sectors = (bytes + 31) / 32;
+          const unsigned long long allowed_sectors = sectors + plan.seam_sectors_per_launch * outcome.launches.launches;
           const unsigned long long atomics =
               plan.elements_per_block ? (n + plan.elements_per_block - 1) / plan.elements_per_block : outcome.launches.blocks;
           const double barriers = outcome.launches.warps ? static_cast<double>(c.barrier_warps) / outcome.launches.warps : 0;
           std::string wrong;
-          if (c.sectors[0] != sectors)
-            wrong += "    load sectors " + std::to_string(c.sectors[0]) + ", expected " + std::to_string(sectors) +
-                     " (ceil(" + std::to_string(bytes) + " bytes / 32): every input byte loaded exactly once)\n";
-          if (c.bytes[0] != bytes)
-            wrong += "    bytes loaded " + std::to_string(c.bytes[0]) + ", expected " + std::to_string(bytes) + "\n";
+          auto found = [&](TrafficProblem problem, const std::string& line) {
+            wrong += "    " + line + "\n";
+            if (!first_problem || problem < *first_problem) {
+              if (!first_problem) first_label = label;
+              first_problem = problem;
+            }
+          };
+          const std::string sector_rule =
+              plan.seam_sectors_per_launch
+                  ? "at most " + std::to_string(allowed_sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32) = " +
+                        std::to_string(sectors) + ", plus one per launch where a 16-byte vector part and a scalar "
+                        "tail may share a sector)"
+                  : std::to_string(sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32))";
+          if (c.bytes[0] < bytes)
+            found(TrafficProblem::loads_missing, "bytes loaded " + std::to_string(c.bytes[0]) + ", expected " +
+                                                     std::to_string(bytes) + ": some elements are never loaded");
+          else if (c.bytes[0] > bytes)
+            found(TrafficProblem::loads_repeated, "bytes loaded " + std::to_string(c.bytes[0]) + ", expected " +
+                                                      std::to_string(bytes) +
+                                                      ": some elements are loaded more than once, or past n");
+          if (c.sectors[0] > allowed_sectors) {
+            if (c.bytes[0] == bytes)
+              found(TrafficProblem::uncoalesced,
+                    "load sectors " + std::to_string(c.sectors[0]) + ", expected " + sector_rule +
+                        ": each byte is loaded once, but in " + std::to_string(c.sectors[0]) + " sectors where " +
+                        std::to_string(sectors) + " would do: consecutive lanes of a warp should read consecutive elements");
+            else
+              wrong += "    load sectors " + std::to_string(c.sectors[0]) + ", expected " + sector_rule + "\n";
+          } else if (c.sectors[0] < sectors) {
+            found(TrafficProblem::loads_missing, "load sectors " + std::to_string(c.sectors[0]) + ", expected " +
+                                                     sector_rule + ": some bytes are never loaded");
+          }
           if (c.requests[1] != 0)
-            wrong += "    store requests " + std::to_string(c.requests[1]) +
-                     ", expected 0 (partial sums belong in registers and shared memory)\n";
+            found(TrafficProblem::stores, "store requests " + std::to_string(c.requests[1]) +
+                                              ", expected 0 (partial results belong in registers and shared memory)");
           if (c.requests[2] != atomics)
-            wrong += "    atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
-                     " (one per block" +
-                     (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block" : "") +
-                     ")\n";
+            found(TrafficProblem::atomics,
+                  "atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
+                      " (one per block" +
+                      (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block"
+                                               : std::string(" launched")) +
+                      ")");
           if (plan.max_barriers_per_block && barriers > plan.max_barriers_per_block)
-            wrong += "    __syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
-                     std::to_string(plan.max_barriers_per_block) + "\n";
+            found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
+                                                std::to_string(plan.max_barriers_per_block));
           if (!wrong.empty() && problems.tellp() < 2000)
             problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", n = " << n << ":\n" << wrong;
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
@@ -261,21 +542,33 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   } catch (const std::exception& e) {
     return fail("grader error", std::string("the grader could not count the lab: ") + e.what());
   }
-  if (problems.tellp() == 0)
+  if (!first_problem)
     return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
                              std::to_string(cases) + " cases:\n" + figures.str());
-  return fail("traffic differs", lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
-                                     doc_line(lab));
+  return fail(std::string(traffic_summary(*first_problem)) + ": " + first_label,
+              lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
+                  doc_line(lab, traffic_hint(*first_problem, plan, lab)));
 }
+
+// ---------------------------------------------------------------------------------------
+// Speed
 
 namespace {
 
-std::size_t benchmark_size(std::size_t bytes_per_element, int copies) {
+// Device copies the timed samples draw their inputs from: contents that differ between
+// samples, so a lab cannot pass by remembering an earlier result.
+constexpr int kTimedInputs = 2;
+// Floats held per element of the benchmark: the pristine copies, and each contender's input
+// and pass outputs (at most half the input).
+constexpr double kBenchmarkCopies = kTimedInputs + 2 * 1.5;
+
+std::size_t benchmark_size(std::size_t bytes_per_element, double copies) {
   if (const char* text = std::getenv("REDUCE_LAB_BENCH_N"); text && *text) return std::strtoull(text, nullptr, 10);
   const DeviceFacts facts = device_facts();
   std::size_t n = std::size_t{1} << 26;
   // Leave room for the L2 flush buffer and a margin; halve until the working set fits.
-  while (n > (1u << 20) && n * bytes_per_element * copies > facts.free_bytes / 2) n /= 2;
+  while (n > (1u << 20) && static_cast<double>(n * bytes_per_element) * copies > static_cast<double>(facts.free_bytes / 2))
+    n /= 2;
   return n;
 }
 
@@ -284,25 +577,78 @@ double minimum_speedup() {
   return text && *text ? std::atof(text) : 1.0;
 }
 
-// A lab that times: its runner with the input staged, plus the untimed restore.
-struct TimedLab {
-  LabRunner runner;
-  TimedLab(const ModuleInfo* module, const HostArray& input) : runner(module, DType::f32, Op::sum, input.n) {
-    runner.stage(input);
+struct TimedInputs {
+  std::vector<HostArray> host;
+  std::vector<Reference> references;
+  std::vector<DeviceBuffer> device;
+};
+
+// A timed sample whose result was wrong although the lab is right when run alone.
+struct TimedWrong {
+  std::string contender;
+  int sample = 0;
+  std::string text;
+  bool earlier_result = false;  // the result of another sample's input
+};
+
+// One contender that times a lab: before each sample (untimed) it copies one of the inputs
+// into the buffer the lab is given, changes one element at a random place, and flushes the
+// L2; after each sample (untimed) it checks output[0] against that sample's own reference.
+class TimedLab {
+ public:
+  TimedLab(const ModuleInfo* module, TimedInputs& inputs, std::uint64_t seed)
+      : runner_(module, DType::f32, Op::sum), inputs_(inputs), rng_(seed) {
+    runner_.allocate_for_timing(inputs.host.front().n);
   }
+
   Contender contender(const std::string& name, L2Flush& flush) {
-    return {name,
-            [this, &flush] {
-              runner.restore();
-              flush();
-            },
-            [this] {
-              double ms = time_device_ms([this] { runner.enqueue(); });
-              const RunOutcome outcome = runner.finish();
-              if (!outcome.ran) throw std::runtime_error(outcome.error);
-              return ms;
-            }};
+    return {name, [this, &flush] { prepare(flush); }, [this, name] { return timed(name); }};
   }
+
+ private:
+  void prepare(L2Flush& flush) {
+    const int which = sample_ % kTimedInputs;
+    const HostArray& host = inputs_.host[which];
+    runner_.load(inputs_.device[which]);
+    // One element, at a random place, gets a value that moves the sum by more than the
+    // tolerance, and by more for every later sample: no two samples' results are alike.
+    const Reference& base = inputs_.references[which];
+    const double step = 4 * std::max(tolerance(base, DType::f32, host.n), 1.0);
+    const double magnitude = step * (sample_ + 2);
+    const float value = static_cast<float>((rng_() & 1) ? magnitude : -magnitude);
+    const std::size_t index = std::uniform_int_distribution<std::size_t>(0, host.n - 1)(rng_);
+    float old;
+    std::memcpy(&old, static_cast<const char*>(host.data()) + index * sizeof(float), sizeof old);
+    runner_.set_input_element(index, &value);
+    if (sample_ > 0) earlier_.push_back(expected_);
+    expected_ = base;
+    expected_.value += static_cast<double>(value) - old;
+    expected_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
+    flush();
+  }
+
+
+  double timed(const std::string& name) {
+    const double ms = time_device_ms([this] { runner_.enqueue(); });
+    const RunOutcome outcome = runner_.finish();
+    if (!outcome.ran) throw std::runtime_error(outcome.error);
+    const std::size_t n = inputs_.host.front().n;
+    const Comparison cmp = compare(outcome.value, expected_, DType::f32, n);
+    if (!cmp.ok) {
+      bool earlier = false;
+      for (const Reference& before : earlier_) earlier = earlier || compare(outcome.value, before, DType::f32, n).ok;
+      throw TimedWrong{name, sample_, cmp.text, earlier};
+    }
+    ++sample_;
+    return ms;
+  }
+
+  LabRunner runner_;
+  TimedInputs& inputs_;
+  std::mt19937_64 rng_;
+  int sample_ = 0;
+  Reference expected_;
+  std::vector<Reference> earlier_;  // what the earlier samples' contents sum to
 };
 
 }  // namespace
@@ -319,18 +665,31 @@ Verdict check_speedup(int lab) {
                   "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) +
                       ", which cannot be run yet:\n" + baseline.problem);
   }
+  std::size_t n = 0;
   try {
-    const std::size_t n = benchmark_size(4, 4);
-    const HostArray input = make_input(Pattern::uniform, DType::f32, n);
-    const Reference ref = reference(input, Op::sum);
+    n = benchmark_size(4, kBenchmarkCopies);
+    TimedInputs inputs;
+    for (int k = 0; k < kTimedInputs; ++k) {
+      HostArray input = make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k));
+      // Input k holds values in [k - 1, k + 1): the sums lie far apart, so the result of one
+      // input is never within the tolerance of the other's.
+      float* values = static_cast<float*>(input.data());
+      for (std::size_t i = 0; k != 0 && i < n; ++i) values[i] += static_cast<float>(k);
+      inputs.references.push_back(reference(input, Op::sum));
+      inputs.host.push_back(std::move(input));
+    }
 
     // Both contenders must be right at this size before their speed means anything.
     auto verify = [&](int which, const ModuleInfo* module) -> std::string {
-      LabRunner runner(module, DType::f32, Op::sum, n);
-      const RunOutcome outcome = runner.reduce(input);
+      LabRunner runner(module, DType::f32, Op::sum);
+      const RunOutcome outcome = runner.reduce(inputs.host.front());
       if (outcome.todo) return lab_title(which) + " is not implemented yet";
-      if (!outcome.ran) return lab_title(which) + " failed: " + outcome.error;
-      const Comparison cmp = compare(outcome.value, ref, DType::f32, n);
+      if (!outcome.ran) {
+        const Fault fault = classify_fault(outcome.error);
+        return lab_title(which) + " stopped with " + fault_name(fault.kind) + " at n = " + size_text(n) + ": " +
+               outcome.error;
+      }
+      const Comparison cmp = compare(outcome.value, inputs.references.front(), DType::f32, n);
       return cmp.ok ? std::string() : lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + cmp.text;
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
@@ -342,31 +701,56 @@ Verdict check_speedup(int lab) {
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) + ", but " +
                         problem + ".\nFinish lab " + std::to_string(lab - 1) + " first (" + lab_info(lab - 1).doc + ").");
 
-    L2Flush flush;
-    TimedLab contender(loaded.info, input);
-    std::unique_ptr<TimedLab> previous;
-    Contender base;
-    volatile float sink = 0;
-    if (lab == 1) {
-      const float* data = static_cast<const float*>(input.data());
-      base = {"the sequential CPU loop (Fig. 10.1)", [] {},
-              [data, n, &sink] {
-                const auto start = std::chrono::steady_clock::now();
-                sink = sequential_sum(data, n);
-                return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-              }};
-    } else {
-      previous = std::make_unique<TimedLab>(baseline.info, input);
-      base = previous->contender("your " + lab_title(lab - 1), flush);
+    Duel duel;
+    std::string base_name;
+    try {
+      // Allocated once, outside every timed region; released before the copy bandwidth is measured.
+      for (const HostArray& host : inputs.host) {
+        inputs.device.emplace_back(n, sizeof(float));
+        inputs.device.back().upload(host.data(), n * sizeof(float));
+      }
+      L2Flush flush;
+      TimedLab contender(loaded.info, inputs, process_seed() ^ 0x5eed);
+      std::unique_ptr<TimedLab> previous;
+      Contender base;
+      volatile float sink = 0;
+      if (lab == 1) {
+        const float* data = static_cast<const float*>(inputs.host.front().data());
+        base = {"the sequential CPU loop (Fig. 10.1)", [] {},
+                [data, n, &sink] {
+                  const auto start = std::chrono::steady_clock::now();
+                  sink = sequential_sum(data, n);
+                  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                }};
+      } else {
+        previous = std::make_unique<TimedLab>(baseline.info, inputs, process_seed() ^ 0xba5e);
+        base = previous->contender("your " + lab_title(lab - 1), flush);
+      }
+      base_name = base.name;
+      duel = interleave(base, contender.contender(lab_title(lab), flush), sample_count());
+    } catch (const TimedWrong& wrong) {
+      const bool baseline_wrong = wrong.contender != lab_title(lab);
+      const int culprit = baseline_wrong ? lab - 1 : lab;
+      std::string message =
+          wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
+          " returned a wrong result: " + wrong.text +
+          (wrong.earlier_result ? " (the result of an earlier sample's input)" : "") + ".\n" +
+          "Every sample gets one of " + std::to_string(kTimedInputs) +
+          " inputs of different contents at the same address, with one element changed at a random place so that "
+          "every sample's sum differs, and its output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
+          "caches or skips work between calls, or from a race: every call must do the whole reduction.\n" +
+          doc_line(culprit, kTimedHint);
+      return fail(baseline_wrong ? "baseline lab " + std::to_string(lab - 1) + " timed result wrong"
+                                 : "timed result wrong",
+                  message);
     }
-    const Duel duel = interleave(base, contender.contender(lab_title(lab), flush), sample_count());
     const double speedup = duel.a_median / duel.b_median;
     const DeviceFacts facts = device_facts();
     std::ostringstream message;
     message << lab_title(lab) << " on " << facts.name << ", n = " << size_text(n) << " floats, median of "
-            << duel.b_ms.size() << " interleaved samples each:\n"
+            << duel.b_ms.size() << " interleaved samples each (every timed result checked):\n"
             << "  " << lab_title(lab) << ": " << format("%.4f ms", duel.b_median) << "\n"
-            << "  " << base.name << ": " << format("%.4f ms", duel.a_median) << "\n"
+            << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
             << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n";
     std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
     bool fast_enough = speedup >= required;
@@ -387,7 +771,11 @@ Verdict check_speedup(int lab) {
     message << "Your kernel is correct but not yet faster by the factor this lab's idea should give.\n" << doc_line(lab);
     return fail(summary, message.str());
   } catch (const std::exception& e) {
-    return fail("fault while timing", lab_title(lab) + " failed while being timed: " + e.what());
+    const Fault fault = classify_fault(e.what());
+    const std::string summary =
+        fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "n = " + std::to_string(n));
+    return fail(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
+                             doc_line(lab, fault_hint(fault.kind)));
   }
 }
 

@@ -16,8 +16,13 @@ struct CorrectnessPlan {
   std::vector<Pattern> special_patterns;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
+  // Random sizes stop after this many wrong ones (per type and op); the other patterns still run.
+  int stop_after_wrong = 6;
   Origin origin = Origin::graded;
 };
+
+// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops.
+std::size_t case_count(const CorrectnessPlan& plan);
 
 // Powers of two from `low` to `high`.
 std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high);
@@ -28,8 +33,9 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan);
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin = Origin::graded);
 
 // Labs 4-7: what a single-launch reduction must do with global memory at every size:
-// every input byte loaded exactly once (load sectors = ceil(bytes / 32), one lane per
-// element), no stores, and the atomics and barriers the lesson promises.
+// every input byte loaded exactly once (n x sizeof(T) bytes) in as few sectors as that takes
+// (ceil(bytes / 32), plus any seams the plan allows), no stores, and the atomics and
+// barriers the lesson promises.
 struct TrafficPlan {
   std::vector<std::size_t> sizes;
   std::vector<DType> dtypes{DType::f32};
@@ -38,6 +44,9 @@ struct TrafficPlan {
   // 0: one atomic per block launched, however many the lab chose to launch.
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;  // 0: not graded
+  // Load sectors allowed beyond ceil(bytes / 32) per launch: a kernel whose 16-byte vector
+  // part and scalar tail meet inside one 32-byte sector fetches that sector twice (lab 7: 1).
+  unsigned seam_sectors_per_launch = 0;
   Origin origin = Origin::graded;
 };
 Verdict check_traffic(int lab, const TrafficPlan& plan);
@@ -45,7 +54,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan);
 // Median time of lab `lab` against its baseline (lab 1: the CPU loop of Fig. 10.1;
 // otherwise the student's own lab - 1). The minimum comes from REDUCE_LAB_MIN_SPEEDUP.
 // Lab 7 must also reach REDUCE_LAB_MIN_BANDWIDTH (a fraction, default 0.75) of the
-// device's measured copy bandwidth.
+// device's measured copy bandwidth. Every timed sample gets one of two inputs of different
+// contents at the same address, and its result is checked: work cannot be cached or skipped.
 Verdict check_speedup(int lab);
 
 // The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.

@@ -1,5 +1,6 @@
 #include "device.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 namespace reduce_lab::grader {
@@ -25,6 +26,13 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
 
 void DeviceBuffer::upload(const void* host, std::size_t n) {
   check(cudaMemcpy(data_, host, n, cudaMemcpyHostToDevice), "copying the input to the device");
+}
+
+void DeviceBuffer::upload_at(std::size_t index, const void* host, std::size_t count) {
+  if (index + count > count_) throw std::out_of_range("DeviceBuffer::upload_at past the end of the buffer");
+  check(cudaMemcpy(static_cast<char*>(data_) + index * element_bytes_, host, count * element_bytes_,
+                   cudaMemcpyHostToDevice),
+        "changing one element of the input");
 }
 
 void DeviceBuffer::download(void* host, std::size_t n) const {

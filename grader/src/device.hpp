@@ -25,6 +25,8 @@ class DeviceBuffer {
   std::size_t bytes() const { return count_ * element_bytes_; }
 
   void upload(const void* host, std::size_t bytes);
+  // Overwrites `count` elements from element `index` on.
+  void upload_at(std::size_t index, const void* host, std::size_t count);
   void download(void* host, std::size_t bytes) const;
   void copy_from(const DeviceBuffer& other);  // device to device, stream-ordered
   // Fills with 0xFF bytes: NaN for floating point, -1 for integers. A lab that leaves an

@@ -5,16 +5,20 @@
 #include <cstring>
 #include <random>
 
+#include "thread_order.hpp"
+
 namespace reduce_lab::grader {
 
-const char* pattern_name(Pattern pattern) {
+const char* pattern_name(Pattern pattern, DType dtype, Op op) {
   switch (pattern) {
     case Pattern::uniform: return "random values in [-1, 1)";
     case Pattern::ones: return "all ones";
     case Pattern::cancellation: return "values that cancel to 0";
     case Pattern::all_negative: return "all-negative values";
     case Pattern::integers: return "random values in {-1, 0, 1}";
-    case Pattern::large: return "large values (ints up to 2^30: the sum wraps)";
+    case Pattern::large:
+      if (dtype != DType::i32) return "large values in [-10^6, 10^6)";
+      return op == Op::sum ? "large values (ints up to 2^30: the sum wraps)" : "large values (ints up to 2^30)";
   }
   return "?";
 }
@@ -50,7 +54,19 @@ std::uint64_t process_seed() {
 
 std::string seed_note() {
   const std::string seed = std::to_string(process_seed());
+  if (thread_order::available())
+    return "input seed " + seed + ", emulator thread-order seed " + thread_order::hex(thread_order::process_seed()) +
+           " (replay with REDUCE_LAB_SEED=" + seed + " REDUCE_LAB_EMU_SEED=" +
+           thread_order::hex(thread_order::process_seed()) + ")";
   return "seed " + seed + " (replay with REDUCE_LAB_SEED=" + seed + ")";
+}
+
+std::string replay_command(int lab) {
+  std::string command = "REDUCE_LAB_SEED=" + std::to_string(process_seed());
+  if (thread_order::available())
+    return command + " REDUCE_LAB_EMU_SEED=" + thread_order::hex(thread_order::process_seed()) + " ./lab grade " +
+           std::to_string(lab) + " --emu";
+  return command + " ./lab grade " + std::to_string(lab) + " --gpu";
 }
 
 namespace {
@@ -96,13 +112,15 @@ void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
 
 }  // namespace
 
-HostArray make_input(Pattern pattern, DType dtype, std::size_t n) {
+HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned variant) {
   HostArray array;
   array.dtype = dtype;
   array.n = n;
   array.bytes.resize(n * dtype_bytes(dtype));
-  std::seed_seq seq{process_seed(), static_cast<std::uint64_t>(pattern), static_cast<std::uint64_t>(dtype),
-                    static_cast<std::uint64_t>(n)};
+  std::vector<std::uint64_t> key{process_seed(), static_cast<std::uint64_t>(pattern), static_cast<std::uint64_t>(dtype),
+                                 static_cast<std::uint64_t>(n)};
+  if (variant != 0) key.push_back(variant);  // variant 0 keeps the inputs of a printed seed
+  std::seed_seq seq(key.begin(), key.end());
   std::mt19937_64 rng(seq);
   switch (dtype) {
     case DType::f32: fill(pattern, n, rng, reinterpret_cast<float*>(array.data())); break;

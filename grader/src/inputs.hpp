@@ -20,7 +20,9 @@ enum class Pattern {
   large,         // ints in [-2^30, 2^30] (sums wrap modulo 2^32), floating point in [-1e6, 1e6)
 };
 
-const char* pattern_name(Pattern pattern);
+// What a case's input holds, for messages; "large" reads differently for ints and floats,
+// and only an int sum wraps.
+const char* pattern_name(Pattern pattern, DType dtype, Op op = Op::sum);
 
 struct HostArray {
   DType dtype = DType::f32;
@@ -36,10 +38,14 @@ const char* op_name(Op op);
 
 // The seed of this process: REDUCE_LAB_SEED when set, otherwise random.
 std::uint64_t process_seed();
-// "seed 1234 (replay with REDUCE_LAB_SEED=1234)"
+// "seed 1234 (replay with REDUCE_LAB_SEED=1234)"; on the emulator the thread-order seed too.
 std::string seed_note();
+// The command that replays this process's inputs (and on the emulator its thread order) for
+// lab `lab`: "REDUCE_LAB_SEED=123 REDUCE_LAB_EMU_SEED=0x1f ./lab grade 4 --emu".
+std::string replay_command(int lab);
 
-// Deterministic for a given (process seed, pattern, dtype, n).
-HostArray make_input(Pattern pattern, DType dtype, std::size_t n);
+// Deterministic for a given (process seed, pattern, dtype, n, variant). Variants are inputs
+// of the same kind with other contents (the speed test alternates between them).
+HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned variant = 0);
 
 }  // namespace reduce_lab::grader

@@ -8,7 +8,10 @@
 #include <thread>
 
 #include "catalog.hpp"
+#include "faults.hpp"
 #include "reference.hpp"
+#include "report.hpp"
+#include "supervision.hpp"
 
 namespace reduce_lab::grader {
 
@@ -21,9 +24,11 @@ class WatchdogThread {
     return *watcher;
   }
 
-  void arm(std::string what) {
+  void arm(int lab, std::string what, std::string where) {
     std::lock_guard<std::mutex> lock(mutex_);
+    lab_ = lab;
     what_ = std::move(what);
+    where_ = std::move(where);
     deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                         std::chrono::duration<double>(limit_seconds_));
     armed_ = true;
@@ -52,13 +57,18 @@ class WatchdogThread {
       changed_.wait(lock, [this] { return armed_; });
       const auto deadline = deadline_;
       if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
-      std::fprintf(stderr,
-                   "\nFAILED: %s did not finish within %.0f s, so it was stopped.\n"
-                   "A kernel that never ends usually waits at a __syncthreads() that some threads of the\n"
-                   "block never reach (one inside an if), or loops on a condition that never changes.\n",
-                   what_.c_str(), limit_seconds_);
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
+      const std::string message =
+          what_ + " did not finish within " + limit + " (REDUCE_LAB_RUN_TIMEOUT), so it was stopped.\n" +
+          "Revisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " + fault_hint(FaultKind::deadlock) +
+          "\nRead: " + lab_info(lab_).doc;
+      // The process ends here, with the kernel still running: the verdict is recorded first,
+      // so the table says what happened rather than that the test stopped.
+      record_current(fail("time limit: " + where_, message));
+      std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
       std::fflush(stderr);
-      std::_Exit(1);
+      std::_Exit(kTimeLimitExit);
     }
   }
 
@@ -66,69 +76,147 @@ class WatchdogThread {
   std::condition_variable changed_;
   bool armed_ = false;
   std::chrono::steady_clock::time_point deadline_;
-  std::string what_;
+  int lab_ = 1;
+  std::string what_, where_;
   double limit_seconds_ = 30;
 };
 
 }  // namespace
 
-Watchdog::Watchdog(std::string what) { WatchdogThread::instance().arm(std::move(what)); }
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n) {
+  const std::string size = "n = " + std::to_string(n);
+  if (kind != LabKind::generic) return size;
+  return std::string(dtype_name(dtype)) + " " + op_name(op) + " " + size;
+}
+
+Watchdog::Watchdog(int lab, std::size_t n, std::string where) {
+  WatchdogThread::instance().arm(lab, lab_title(lab) + " on " + std::to_string(n) + " elements", std::move(where));
+}
 
 Watchdog::~Watchdog() { WatchdogThread::instance().disarm(); }
 
-LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, std::size_t capacity)
-    : module_(module),
-      dtype_(dtype),
-      op_(op),
-      pristine_(capacity, dtype_bytes(dtype)),
-      work_a_(capacity, dtype_bytes(dtype)),
-      // A pass of a multipass lab writes at most half its input; the single-launch labs
-      // write output[0]; the rest is room for a lab that writes past it to be caught poisoned.
-      work_b_(std::max<std::size_t>(capacity / 2, 32), dtype_bytes(dtype)),
-      counters_(1, sizeof(Counters)) {}
+LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op)
+    : module_(module), dtype_(dtype), op_(op), counters_(1, sizeof(Counters)) {}
 
-void LabRunner::stage(const HostArray& input) {
-  n_ = input.n;
-  pristine_.upload(input.data(), input.n * dtype_bytes(dtype_));
+void LabRunner::note_case(std::size_t n) const {
+  supervision::note_case(case_label(module_->kind, dtype_, op_, n));
 }
-
-void LabRunner::restore() { work_a_.copy_from(pristine_); }
 
 RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
-  stage(input);
-  restore();
-  return run_passes(true, module_->counting != 0, first_pass_only);
-}
-
-void LabRunner::enqueue() { pending_ = run_passes(false, false, false); }
-
-RunOutcome LabRunner::finish() {
-  RunOutcome outcome = pending_;
-  if (!outcome.ran) return outcome;
-  cudaError_t status;
-  {
-    Watchdog watchdog(lab_title(module_->lab) + " on " + std::to_string(n_) + " elements");
-    status = cudaDeviceSynchronize();
-  }
-  if (status != cudaSuccess) {
-    outcome.ran = false;
-    outcome.error = std::string("the kernels failed: ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
-    return outcome;
+  RunOutcome outcome;
+  const std::string title = lab_title(module_->lab);
+  const bool multipass = module_->kind == LabKind::multipass;
+  const bool count = module_->counting != 0;
+  const std::size_t element = dtype_bytes(dtype_);
+  note_case(input.n);
+  try {
+    if (count) check(cudaMemset(counters_.data(), 0, sizeof(Counters)), "zeroing the counters");
+    DeviceBuffer in(input.n, element);
+    in.upload(input.data(), input.n * element);
+    std::size_t remaining = input.n;
+    do {
+      DeviceBuffer out(multipass ? std::max<std::size_t>(remaining / 2, 1) : 1, element);
+      out.poison();
+      Call call{};
+      call.dtype = dtype_;
+      call.op = op_;
+      call.input = in.data();
+      call.n = remaining;
+      call.output = out.data();
+      call.output_capacity = out.count();
+      call.device_counters = count ? static_cast<Counters*>(counters_.data()) : nullptr;
+      call.synchronize = 1;
+      int status;
+      {
+        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, input.n));
+        status = module_->run(&call);
+      }
+      outcome.passes += 1;
+      outcome.launches.launches += call.launches.launches;
+      outcome.launches.blocks += call.launches.blocks;
+      outcome.launches.warps += call.launches.warps;
+      outcome.todo = outcome.todo || call.todo != 0;
+      if (status != 0) {
+        outcome.error = call.error;
+        return outcome;
+      }
+      if (!multipass) {
+        in = std::move(out);
+        break;
+      }
+      if (call.outputs_written == 0 || call.outputs_written >= remaining) {
+        outcome.error = "the host code reduced " + std::to_string(remaining) + " values to " +
+                        std::to_string(call.outputs_written) + ", so the passes would never end";
+        return outcome;
+      }
+      remaining = call.outputs_written;
+      if (remaining == out.count()) {
+        in = std::move(out);
+      } else {
+        // The next pass gets exactly the values this one wrote, in an allocation of its own.
+        DeviceBuffer exact(remaining, element);
+        exact.copy_from(out);
+        in = std::move(exact);
+      }
+    } while (remaining > 1 && !first_pass_only);
+    unsigned char value[8] = {};
+    in.download(value, element);
+    outcome.value = value_of(dtype_, value);
+    if (count) counters_.download(&outcome.counters, sizeof(Counters));
+    outcome.ran = true;
+  } catch (const std::exception& e) {
+    outcome.error = e.what();
   }
   return outcome;
 }
 
-RunOutcome LabRunner::run_passes(bool synchronize, bool count, bool first_pass_only) {
-  RunOutcome outcome;
-  const std::string title = lab_title(module_->lab);
+void LabRunner::allocate_for_timing(std::size_t n) {
+  n_ = n;
+  const bool multipass = module_->kind == LabKind::multipass;
+  input_ = DeviceBuffer(n, dtype_bytes(dtype_));
+  work_ = DeviceBuffer(multipass ? std::max<std::size_t>(n / 2, 1) : 1, dtype_bytes(dtype_));
+}
+
+void LabRunner::load(const DeviceBuffer& source) {
+  input_.copy_from(source);
+  work_.poison();
+}
+
+void LabRunner::set_input_element(std::size_t index, const void* element) {
+  input_.upload_at(index, element, 1);
+}
+
+void LabRunner::enqueue() { pending_ = run_timed_passes(); }
+
+RunOutcome LabRunner::finish() {
+  RunOutcome outcome = pending_;
+  if (!outcome.ran) return outcome;
   try {
-    if (count) check(cudaMemset(counters_.data(), 0, sizeof(Counters)), "zeroing the counters");
-    DeviceBuffer* in = &work_a_;
-    DeviceBuffer* out = &work_b_;
+    {
+      Watchdog watchdog(module_->lab, n_, case_label(module_->kind, dtype_, op_, n_));
+      check(cudaDeviceSynchronize(), "running the timed kernels");
+    }
+    unsigned char value[8] = {};
+    result_->download(value, dtype_bytes(dtype_));
+    outcome.value = value_of(dtype_, value);
+  } catch (const std::exception& e) {
+    outcome.ran = false;
+    outcome.error = e.what();
+  }
+  return outcome;
+}
+
+RunOutcome LabRunner::run_timed_passes() {
+  RunOutcome outcome;
+  note_case(n_);
+  try {
+    // Ping-pong: pass 1 reads the input and writes work_, pass 2 reads work_ and writes the
+    // input's buffer, and so on (timing needs no exact allocations: it is checked beforehand).
+    DeviceBuffer* in = &input_;
+    DeviceBuffer* out = &work_;
     std::size_t remaining = n_;
     const bool multipass = module_->kind == LabKind::multipass;
     do {
-      if (synchronize) out->poison();
       Call call{};
       call.dtype = dtype_;
       call.op = op_;
@@ -136,17 +224,14 @@ RunOutcome LabRunner::run_passes(bool synchronize, bool count, bool first_pass_o
       call.n = remaining;
       call.output = out->data();
       call.output_capacity = out->count();
-      call.device_counters = count ? static_cast<Counters*>(counters_.data()) : nullptr;
-      call.synchronize = synchronize ? 1 : 0;
+      call.synchronize = 0;
       int status;
       {
-        Watchdog watchdog(title + " on " + std::to_string(remaining) + " elements");
+        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, n_));
         status = module_->run(&call);
       }
       outcome.passes += 1;
       outcome.launches.launches += call.launches.launches;
-      outcome.launches.blocks += call.launches.blocks;
-      outcome.launches.warps += call.launches.warps;
       outcome.todo = outcome.todo || call.todo != 0;
       if (status != 0) {
         outcome.error = call.error;
@@ -160,14 +245,8 @@ RunOutcome LabRunner::run_passes(bool synchronize, bool count, bool first_pass_o
       }
       remaining = call.outputs_written;
       std::swap(in, out);
-    } while (remaining > 1 && !first_pass_only);
-    const DeviceBuffer& result = multipass ? *in : *out;
-    if (synchronize) {
-      unsigned char element[8] = {};
-      result.download(element, dtype_bytes(dtype_));
-      outcome.value = value_of(dtype_, element);
-      if (count) counters_.download(&outcome.counters, sizeof(Counters));
-    }
+    } while (remaining > 1);
+    result_ = multipass ? in : out;
     outcome.ran = true;
   } catch (const std::exception& e) {
     outcome.error = e.what();

@@ -1,5 +1,11 @@
 // Runs one loaded lab on the device: uploads an input, repeats passes for the multipass
 // labs, poisons outputs, counts, and turns every fault into a message.
+//
+// Every checked run allocates exactly what the call may touch, each in its own cudaMalloc:
+// n input elements, and as outputs max(n/2, 1) values for a pass of a multipass lab or the
+// one value output[0] of the other labs. A read past n is then past the end of an
+// allocation, which the emulator and compute-sanitizer memcheck report as out of bounds at
+// the first size where it happens, instead of reading what an earlier case left there.
 #pragma once
 
 #include <string>
@@ -20,44 +26,57 @@ struct RunOutcome {
   unsigned passes = 0;
 };
 
+// How a case is named in summaries: "n = 31", or "float max n = 31" for a lab that takes
+// every type and op.
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n);
+
 class LabRunner {
  public:
-  // Buffers for inputs of up to `capacity` elements of `dtype`.
-  LabRunner(const ModuleInfo* module, DType dtype, Op op, std::size_t capacity);
+  LabRunner(const ModuleInfo* module, DType dtype, Op op);
 
-  // Reduces `input` to one value, checking every pass. `first_pass_only` stops after one
-  // call (the counters of labs 1-3 are graded on one pass).
+  // Reduces `input` to one value in exact allocations, checking every pass.
+  // `first_pass_only` stops after one call (the counters of labs 1-3 are graded on one pass).
   RunOutcome reduce(const HostArray& input, bool first_pass_only = false);
 
-  // Timing: stage() copies the input in (before the timed region; labs 1-2 overwrite it),
-  // enqueue() issues every pass without waiting, finish() waits and reads the value.
-  void stage(const HostArray& input);
-  void restore();
+  // Timing. allocate_for_timing() makes the buffers once, outside any timed region; load()
+  // copies a device input into the buffer the lab is given (the same address every time:
+  // labs 1-2 overwrite it) and poisons the outputs; enqueue() issues every pass without
+  // waiting; finish() waits and reads output[0].
+  void allocate_for_timing(std::size_t n);
+  void load(const DeviceBuffer& source);
+  // Overwrites one element of the loaded input (bytes of the runner's type).
+  void set_input_element(std::size_t index, const void* element);
   void enqueue();
   RunOutcome finish();
-  // The staged input on the device (read-only), for timing another reduction beside the lab.
-  const void* staged_input() const { return pristine_.data(); }
 
  private:
-  RunOutcome run_passes(bool synchronize, bool count, bool first_pass_only);
+  RunOutcome run_timed_passes();
+  void note_case(std::size_t n) const;
 
   const ModuleInfo* module_;
   DType dtype_;
   Op op_;
   std::size_t n_ = 0;
-  DeviceBuffer pristine_, work_a_, work_b_, counters_;
+  DeviceBuffer input_, work_, counters_;
+  const DeviceBuffer* result_ = nullptr;  // where the last timed pass left output[0]
   RunOutcome pending_;
 };
 
-// Stops the process with a message when a lab call takes longer than the limit: a kernel
-// that never finishes must fail its own test with a reason, not hang the grade. One thread
-// per process watches; arming it costs a lock, so it may sit inside timed regions.
+// Stops the process when a lab call takes longer than the limit: a kernel that never
+// finishes must fail its own test with a reason, not hang the grade. It records the verdict
+// `time limit: <where>` for the test, prints why, and exits with 124, the status the
+// supervising parent reads as a time limit. One thread per process watches; arming it costs
+// a lock, so it may sit inside timed regions.
 class Watchdog {
  public:
-  explicit Watchdog(std::string what);  // arms
-  ~Watchdog();                          // disarms
+  // Arms for a call of lab `lab` on n elements; `where` is the case label for the summary.
+  Watchdog(int lab, std::size_t n, std::string where);
+  ~Watchdog();  // disarms
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
 };
+
+// The exit status of a process stopped for taking too long (the watchdog's, the emulator's).
+constexpr int kTimeLimitExit = 124;
 
 }  // namespace reduce_lab::grader

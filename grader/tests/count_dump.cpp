@@ -41,16 +41,18 @@ bool dump_counts(const std::string& path) {
     if (!loaded) continue;
     ++labs;
     const bool multipass = loaded.info->kind == LabKind::multipass;
-    const std::vector<std::size_t> sizes = multipass ? powers_of_two(2, std::size_t{1} << 20) : traffic_sizes();
+    std::vector<std::size_t> sizes = book_request_sizes();
     std::vector<DType> dtypes{DType::f32};
     std::vector<Op> ops{Op::sum};
-    if (loaded.info->kind == LabKind::generic) {
-      dtypes = {DType::f32, DType::f64, DType::i32};
-      ops = {Op::sum, Op::max, Op::min};
+    if (!multipass) {
+      const TrafficPlan plan = traffic_plan(lab);
+      sizes = plan.sizes;
+      dtypes = plan.dtypes;
+      ops = plan.ops;
     }
     for (DType dtype : dtypes)
       for (Op op : ops) {
-        LabRunner runner(loaded.info, dtype, op, sizes.back());
+        LabRunner runner(loaded.info, dtype, op);
         for (std::size_t n : sizes) {
           const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n), multipass);
           if (!outcome.ran || outcome.todo) {

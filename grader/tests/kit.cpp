@@ -6,6 +6,11 @@
 
 namespace reduce_lab::grader {
 
+namespace {
+const std::vector<DType> kAllTypes = {DType::f32, DType::f64, DType::i32};
+const std::vector<Op> kAllOps = {Op::sum, Op::max, Op::min};
+}  // namespace
+
 void grade(int lab, const char* test, const Verdict& verdict) {
   record(lab, test, verdict);
   const char* status = verdict.status == Status::pass ? "PASS" : verdict.status == Status::skip ? "SKIP" : "FAIL";
@@ -37,9 +42,49 @@ CorrectnessPlan any_size_plan() {
 
 std::vector<std::size_t> traffic_sizes() { return {1, 31, 1000, 2049, 1000007, std::size_t{1} << 20}; }
 
-CorrectnessPlan sanitizer_plan(const std::vector<std::size_t>& sizes) {
+CorrectnessPlan correctness_plan(int lab) {
+  if (lab <= 3) return power_of_two_plan();
+  CorrectnessPlan plan = any_size_plan();
+  if (lab == 7) {
+    plan.dtypes = kAllTypes;
+    plan.ops = kAllOps;
+  }
+  return plan;
+}
+
+std::vector<std::size_t> book_request_sizes() { return powers_of_two(2, std::size_t{1} << 20); }
+
+TrafficPlan traffic_plan(int lab) {
+  TrafficPlan plan;
+  plan.sizes = traffic_sizes();
+  switch (lab) {
+    case 4: plan.elements_per_block = 2048; break;  // 2 x 1024 threads
+    case 5: plan.elements_per_block = 4096; break;  // COARSE_FACTOR 2: 2 x 2 x 1024
+    case 6:
+      plan.elements_per_block = 4096;
+      plan.max_barriers_per_block = 6;  // log2(1024) - 4: the tree's steps down to 32, plus one
+      break;
+    case 7:
+      plan.dtypes = kAllTypes;
+      plan.ops = kAllOps;
+      plan.max_barriers_per_block = 6;    // lab 6's bound, whatever the block size
+      plan.seam_sectors_per_launch = 1;   // 16-byte vector loads, then a scalar tail
+      break;
+  }
+  return plan;
+}
+
+CorrectnessPlan races_plan(int lab) {
   CorrectnessPlan plan;
-  plan.sizes = sizes;
+  if (lab <= 3) {
+    plan.sizes = {256, 2048, std::size_t{1} << 16};
+    return plan;
+  }
+  plan.sizes = {1, 3, 31, 1000, 2049, 100003};
+  if (lab == 7) {
+    plan.dtypes = kAllTypes;
+    plan.ops = kAllOps;
+  }
   return plan;
 }
 

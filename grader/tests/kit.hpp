@@ -1,5 +1,7 @@
-// What every lab test file uses: the checks, and grade(), which records a verdict for the
-// table, prints it, and fails the test case when the verdict does.
+// What every lab test file uses: the checks, the plans each lab is graded with, and grade(),
+// which records a verdict for the table, prints it, and fails the test case when the verdict
+// does. The plans live here once: the lab tests, the count dump and the docs test (which
+// checks every figure the docs state about them) all read these objects.
 #pragma once
 
 #include "catch.hpp"
@@ -21,7 +23,12 @@ CorrectnessPlan any_size_plan();
 // many blocks with a ragged end.
 std::vector<std::size_t> traffic_sizes();
 
-// What the races test runs under compute-sanitizer: a few sizes, one and many blocks.
-CorrectnessPlan sanitizer_plan(const std::vector<std::size_t>& sizes);
+// The plan of each lab's tests (labN.correctness, labN.requests, labN.races).
+CorrectnessPlan correctness_plan(int lab);
+std::vector<std::size_t> book_request_sizes();  // labs 1-3: one pass counted at each
+TrafficPlan traffic_plan(int lab);               // labs 4-7
+// What the races test runs under compute-sanitizer: sizes of one and many blocks, and for
+// labs 4-7 small odd ones, where a read past n is past the end of the allocation.
+CorrectnessPlan races_plan(int lab);
 
 }  // namespace reduce_lab::grader

@@ -1,5 +1,5 @@
 // The harness's own parts, none of which need a device: references and tolerances, inputs,
-// the compiler-error report, the grade table.
+// the compiler-error report, fault names, the grade table.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +8,8 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "faults.hpp"
+#include "kit.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
 #include "report.hpp"
@@ -102,5 +104,58 @@ TEST_CASE("kit harness") {
     CHECK(print_table(dir.string(), "test"));
     record(2, "correctness", fail("not implemented yet", ""));
     CHECK_FALSE(print_table(dir.string(), "test"));
+  }
+  SECTION("the emulator's results merge into the GPU's table, and a cell passes only when both pass") {
+    const auto dir = fresh_dir("merged");
+    setenv("REDUCE_LAB_RESULTS_DIR", dir.c_str(), 1);
+    record(4, "correctness", pass("48 cases ok", ""));
+    record(4, "requests", pass("512 atomics, 10 barriers @2^20", ""));
+    std::ofstream(dir / "lab4.correctness.emu") << "PASS\n48 cases ok\n";
+    const RecordedResult gpu_ok{"PASS", "48 cases ok"}, emu_ok{"PASS", "48 cases ok"};
+    const RecordedResult emu_deadlock{"FAIL", "deadlock at 04_segmented.cu:27"};
+    const RecordedResult emu_skipped{"SKIP", "skipped"};
+    CHECK(table_cell(&gpu_ok, &emu_ok).status == "PASS");
+    CHECK(table_cell(&gpu_ok, &emu_ok).summary == "gpu 48 ok, emu 48 ok");
+    CHECK(table_cell(&gpu_ok, &emu_deadlock).status == "FAIL");
+    CHECK(table_cell(&gpu_ok, &emu_deadlock).summary == "gpu ok, emu deadlock at 04_segmented.cu:27");
+    CHECK(table_cell(&gpu_ok, &emu_skipped).status == "PASS");
+    CHECK(table_cell(&gpu_ok, nullptr).summary == "48 cases ok");
+    const RecordedResult todo{"FAIL", "not implemented yet"};
+    CHECK(table_cell(&todo, &todo).summary == "not implemented yet (gpu and emu)");
+    CHECK(print_table(dir.string(), "test"));
+    // The GPU passes but the emulator, stricter about barriers, finds a deadlock: the lab fails.
+    std::ofstream(dir / "lab4.correctness.emu") << "FAIL\ndeadlock at 04_segmented.cu:27\n";
+    CHECK_FALSE(print_table(dir.string(), "test"));
+  }
+  SECTION("faults are named from the text that reported them") {
+    const Fault deadlock = classify_fault(
+        "emulator: deadlock in block (0,0,0) of kernel K: every thread of a block must reach the same "
+        "__syncthreads()\n  threads 0-511: wait at __syncthreads() at 04_segmented.cu:27\n  threads 512-1023: "
+        "have exited\n  emulator seed 0x1f (launch 0)");
+    CHECK(deadlock.kind == FaultKind::deadlock);
+    CHECK(fault_summary(deadlock, "n = 2") == "deadlock at 04_segmented.cu:27");
+    const Fault time = classify_fault("emulator: the kernel ran past the emulator's time limit of 60 s");
+    CHECK(fault_summary(time, "n = 5") == "time limit: n = 5");
+    CHECK(classify_fault("emulator: out-of-bounds global load: element 72 of an allocation of 2 elements").kind ==
+          FaultKind::out_of_bounds);
+    CHECK(classify_fault("========= Invalid __global__ read of size 4 bytes\n=========     Address 0x7f is out of "
+                         "bounds").kind == FaultKind::out_of_bounds);
+    CHECK(classify_fault("running the lab's kernels: cudaErrorIllegalAddress (an illegal memory access)").kind ==
+          FaultKind::illegal_address);
+    CHECK(classify_fault("cudaErrorMisalignedAddress (misaligned address)").kind == FaultKind::illegal_address);
+    CHECK(classify_fault("cudaErrorLaunchTimeout (the launch timed out)").kind == FaultKind::time_limit);
+    const Fault around = classify_fault("emulator: a device pointer used around Global<T>: raw access");
+    CHECK(fault_summary(around, "float max n = 31") == "access around Global: float max n = 31");
+    CHECK(fault_summary(classify_fault("emulator: segmentation fault in kernel K"), "n = 3") == "crash: n = 3");
+    CHECK(classify_fault("the host code reduced 8 values to 0").kind == FaultKind::failed);
+  }
+  SECTION("inputs say what they hold for their type") {
+    CHECK(std::string(pattern_name(Pattern::large, DType::i32)).find("wraps") != std::string::npos);
+    CHECK(std::string(pattern_name(Pattern::large, DType::f32)).find("2^30") == std::string::npos);
+    CHECK(std::string(pattern_name(Pattern::large, DType::i32, Op::max)).find("wraps") == std::string::npos);
+    const HostArray first = make_input(Pattern::uniform, DType::f32, 1000, 0);
+    const HostArray second = make_input(Pattern::uniform, DType::f32, 1000, 1);
+    CHECK(first.bytes != second.bytes);  // the speed test's inputs differ in contents
+    CHECK(case_count(correctness_plan(7)) == 9 * case_count(correctness_plan(4)));
   }
 }

@@ -3,16 +3,10 @@
 
 using namespace reduce_lab::grader;
 
-TEST_CASE("lab4 correctness") { grade(4, "correctness", check_correctness(4, any_size_plan())); }
+TEST_CASE("lab4 correctness") { grade(4, "correctness", check_correctness(4, correctness_plan(4))); }
 
-TEST_CASE("lab4 requests") {
-  TrafficPlan plan;
-  plan.sizes = traffic_sizes();
-  plan.elements_per_block = 2048;
-  plan.max_barriers_per_block = 0;
-  grade(4, "requests", check_traffic(4, plan));
-}
+TEST_CASE("lab4 requests") { grade(4, "requests", check_traffic(4, traffic_plan(4))); }
 
 TEST_CASE("lab4 speedup") { grade(4, "speedup", check_speedup(4)); }
 
-TEST_CASE("lab4 races") { grade(4, "races", check_correctness(4, sanitizer_plan({1, 2049, 100003}))); }
+TEST_CASE("lab4 races") { grade(4, "races", check_correctness(4, races_plan(4))); }

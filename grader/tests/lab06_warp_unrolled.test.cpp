@@ -3,16 +3,10 @@
 
 using namespace reduce_lab::grader;
 
-TEST_CASE("lab6 correctness") { grade(6, "correctness", check_correctness(6, any_size_plan())); }
+TEST_CASE("lab6 correctness") { grade(6, "correctness", check_correctness(6, correctness_plan(6))); }
 
-TEST_CASE("lab6 requests") {
-  TrafficPlan plan;
-  plan.sizes = traffic_sizes();
-  plan.elements_per_block = 4096;
-  plan.max_barriers_per_block = 6;
-  grade(6, "requests", check_traffic(6, plan));
-}
+TEST_CASE("lab6 requests") { grade(6, "requests", check_traffic(6, traffic_plan(6))); }
 
 TEST_CASE("lab6 speedup") { grade(6, "speedup", check_speedup(6)); }
 
-TEST_CASE("lab6 races") { grade(6, "races", check_correctness(6, sanitizer_plan({1, 2049, 100003}))); }
+TEST_CASE("lab6 races") { grade(6, "races", check_correctness(6, races_plan(6))); }

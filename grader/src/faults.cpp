@@ -1,0 +1,126 @@
+#include "faults.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <regex>
+
+namespace reduce_lab::grader {
+
+namespace {
+
+bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+bool contains_any(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts)
+    if (contains(text, part)) return true;
+  return false;
+}
+
+}  // namespace
+
+Fault classify_fault(const std::string& text) {
+  Fault fault;
+  if (text.empty()) return fault;
+  if (contains(text, "emulator: deadlock")) {
+    fault.kind = FaultKind::deadlock;
+    // "threads 0-511: wait at __syncthreads() at 04_segmented.cu:27": the first place named.
+    static const std::regex place(R"(wait (?:at|in) [^\n]*? at ([^\s():]+:[0-9]+))");
+    std::smatch match;
+    if (std::regex_search(text, match, place)) fault.place = match[1];
+    return fault;
+  }
+  // Checked before the others: an access around Global<T> may also end as an address fault.
+  if (contains(text, "around Global")) {
+    fault.kind = FaultKind::around_global;
+  } else if (contains(text, "is misaligned")) {  // memcheck's word for an unaligned access
+    fault.kind = FaultKind::illegal_address;
+  } else if (contains_any(text, {"out-of-bounds", "Invalid __global__ read", "Invalid __global__ write",
+                                 "Invalid __global__ atomic", "is out of bounds"})) {
+    fault.kind = FaultKind::out_of_bounds;
+  } else if (contains_any(text, {"time limit", "cudaErrorLaunchTimeout", "did not finish within"})) {
+    fault.kind = FaultKind::time_limit;
+  } else if (contains_any(text, {"cudaErrorIllegalAddress", "cudaErrorMisalignedAddress", "cudaErrorIllegalInstruction",
+                                 "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc", "cudaErrorHardwareStackError",
+                                 "cudaErrorLaunchFailure", "not inside any live cudaMalloc allocation",
+                                 "Invalid __shared__"})) {
+    fault.kind = FaultKind::illegal_address;
+  } else if (contains_any(text, {"segmentation fault", "bus error", "killed by SIG"})) {
+    fault.kind = FaultKind::crash;
+  } else {
+    fault.kind = FaultKind::failed;
+  }
+  return fault;
+}
+
+std::string fault_summary(const Fault& fault, const std::string& where) {
+  switch (fault.kind) {
+    case FaultKind::none: return "ok";
+    case FaultKind::deadlock: return fault.place.empty() ? "deadlock: " + where : "deadlock at " + fault.place;
+    case FaultKind::time_limit: return "time limit: " + where;
+    case FaultKind::out_of_bounds: return "out of bounds: " + where;
+    case FaultKind::illegal_address: return "illegal address: " + where;
+    case FaultKind::around_global: return "access around Global: " + where;
+    case FaultKind::crash: return "crash: " + where;
+    case FaultKind::failed: return "failed: " + where;
+  }
+  return "failed: " + where;
+}
+
+const char* fault_name(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::none: return "no fault";
+    case FaultKind::deadlock: return "a deadlock";
+    case FaultKind::time_limit: return "a time limit";
+    case FaultKind::out_of_bounds: return "an out-of-bounds access";
+    case FaultKind::illegal_address: return "an illegal address";
+    case FaultKind::around_global: return "an access around Global<T>";
+    case FaultKind::crash: return "a crash";
+    case FaultKind::failed: return "an error";
+  }
+  return "an error";
+}
+
+const char* fault_hint(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::deadlock:
+      return "a __syncthreads() inside a branch or a loop that not every thread of the block reaches (an if on "
+             "threadIdx, an early return, a loop whose trip count differs between threads): every thread of a "
+             "block must reach every barrier.";
+    case FaultKind::time_limit:
+      return "a loop whose condition never changes (a stride that never reaches its end, an index that is never "
+             "advanced), or a thread waiting for another one without a barrier.";
+    case FaultKind::out_of_bounds:
+      return "bounds: every read input[i] needs i < n (use the op's identity for the missing elements), and only "
+             "the outputs the lab owns may be written.";
+    case FaultKind::illegal_address:
+      return "the index arithmetic: an index far past the input (a segment or stride that is too large, an "
+             "unsigned value that wrapped below 0), or an access that is not aligned to its size.";
+    case FaultKind::around_global:
+      return "device memory is read and written only through Global<T> (input[i], output[0], atomicAdd(output, "
+             "v)); a raw pointer taken from it is neither checked nor counted.";
+    case FaultKind::crash:
+      return "a crash of the whole process: an access through a raw pointer, or a large local array in a "
+             "kernel (the emulator's threads have small stacks).";
+    case FaultKind::none:
+    case FaultKind::failed: return "";
+  }
+  return "";
+}
+
+std::string signal_text(int signal_number) {
+  const char* name = nullptr;
+  switch (signal_number) {
+    case SIGSEGV: name = "SIGSEGV"; break;
+    case SIGABRT: name = "SIGABRT"; break;
+    case SIGBUS: name = "SIGBUS"; break;
+    case SIGFPE: name = "SIGFPE"; break;
+    case SIGILL: name = "SIGILL"; break;
+    case SIGKILL: name = "SIGKILL"; break;
+    case SIGTERM: name = "SIGTERM"; break;
+    case SIGINT: name = "SIGINT"; break;
+  }
+  const std::string description = strsignal(signal_number);
+  return (name ? std::string(name) : "signal " + std::to_string(signal_number)) + " (" + description + ")";
+}
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,29 @@
+// A graded test runs in a child process that its parent watches (main.cpp), so that a test
+// which crashes, hangs or is stopped still ends with a verdict that names what happened.
+// What the parent needs to know then lives in one page both share: the case the child was
+// running and whether it recorded a verdict. The page is an unlinked file whose descriptor
+// survives fork and exec (compute-sanitizer runs the test as its own child), found through
+// REDUCE_LAB_SUPERVISOR_FD; without it every call here does nothing.
+#pragma once
+
+#include <string>
+
+namespace reduce_lab::grader::supervision {
+
+// Parent, before fork: creates the page and exports its descriptor. False when it cannot.
+bool create();
+
+// Child: the case about to run, as summaries name it ("n = 2049", "float max n = 31").
+void note_case(const std::string& label);
+// Child: a verdict has been recorded for the test, so the parent must not replace it.
+void note_verdict();
+
+struct Snapshot {
+  bool has_case = false;
+  std::string label;
+  bool verdict = false;
+};
+// Parent, after the child ended.
+Snapshot read();
+
+}  // namespace reduce_lab::grader::supervision
