@@ -613,7 +613,14 @@ class TimedLab {
     // One element, at a random place, gets a value that moves the sum by more than the
     // tolerance, and by more for every later sample: no two samples' results are alike.
     const Reference& base = inputs_.references[which];
-    const double step = 4 * std::max(tolerance(base, DType::f32, host.n), 1.0);
+    // Larger than four tolerances plus twice the distance between the inputs' own sums, so
+    // no earlier sample's result (of either input) is within the tolerance of this one's.
+    double spread = 0, largest_tolerance = 1.0;
+    for (const Reference& other : inputs_.references) {
+      spread = std::max(spread, std::fabs(other.value - base.value));
+      largest_tolerance = std::max(largest_tolerance, tolerance(other, DType::f32, host.n));
+    }
+    const double step = 4 * largest_tolerance + 2 * spread;
     const double magnitude = step * (sample_ + 2);
     const float value = static_cast<float>((rng_() & 1) ? magnitude : -magnitude);
     const std::size_t index = std::uniform_int_distribution<std::size_t>(0, host.n - 1)(rng_);
@@ -670,11 +677,11 @@ Verdict check_speedup(int lab) {
     n = benchmark_size(4, kBenchmarkCopies);
     TimedInputs inputs;
     for (int k = 0; k < kTimedInputs; ++k) {
+      // Values in [-1, 1) from a different seed each. Not an offset range: an all-positive
+      // input makes a correct lab's atomic accumulation (one add per block into a running
+      // sum near n) err by more than the tree tolerance; the per-sample tweak below keeps
+      // every sample's sum apart instead.
       HostArray input = make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k));
-      // Input k holds values in [k - 1, k + 1): the sums lie far apart, so the result of one
-      // input is never within the tolerance of the other's.
-      float* values = static_cast<float*>(input.data());
-      for (std::size_t i = 0; k != 0 && i < n; ++i) values[i] += static_cast<float>(k);
       inputs.references.push_back(reference(input, Op::sum));
       inputs.host.push_back(std::move(input));
     }

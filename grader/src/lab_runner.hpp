@@ -48,6 +48,8 @@ class LabRunner {
   void set_input_element(std::size_t index, const void* element);
   void enqueue();
   RunOutcome finish();
+  // The loaded input on the device, for timing another reduction of the same buffer.
+  const void* timed_input() const { return input_.data(); }
 
  private:
   RunOutcome run_timed_passes();

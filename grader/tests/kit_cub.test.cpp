@@ -41,7 +41,7 @@ TEST_CASE("kit cub") {
     Contender theirs{"cub::DeviceReduce::Sum", [&] { flush(); },
                      [&] {
                        return time_device_ms([&] {
-                         cub.enqueue(static_cast<const float*>(staged.data()), static_cast<float*>(output.data()), n);
+                         cub.enqueue(static_cast<const float*>(runner.timed_input()), static_cast<float*>(output.data()), n);
                        });
                      }};
     const Duel duel = interleave(theirs, ours, sample_count());
