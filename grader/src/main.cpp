@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     return print_table(mode[1], mode[2]) ? 0 : 1;
   }
   // Until the test reports, it counts as failed: a crash or a timeout must not read as "-".
-  record_for_test(rest, fail("crashed or stopped", "the test process ended before it reported a result"));
+  record_for_test(rest, unfinished_verdict());
   if (sanitize) return run_under_sanitizer(argv[0], rest);
 
   Catch::Session session;

@@ -29,7 +29,11 @@ void record(int lab, const std::string& test, const Verdict& verdict) {
   std::filesystem::create_directories(dir, ignored);
   std::ofstream out(std::string(dir) + "/lab" + std::to_string(lab) + "." + test);
   const char* status = verdict.status == Status::pass ? "PASS" : verdict.status == Status::skip ? "SKIP" : "FAIL";
-  out << status << "\n" << one_line(verdict.summary) << "\n";
+  out << status << "\n" << one_line(verdict.summary) << "\n" << verdict.message << "\n";
+}
+
+Verdict unfinished_verdict() {
+  return fail("crashed or stopped", "the test process ended before it reported a result");
 }
 
 bool print_table(const std::string& dir, const std::string& backend) {
