@@ -9,6 +9,9 @@
 //                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
+//   --broken FILE BACKEND [--check NAME COUNT ARG...]...
+//                      one case of the broken-lab suite against the expectations in its
+//                      header, each check run as the lab's own test runs it (broken_suite.hpp)
 #if REDUCE_LAB_CATCH2_MAJOR < 3
 #define CATCH_CONFIG_RUNNER
 #endif
@@ -23,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "../tests/broken_suite.hpp"
 #include "../tests/count_dump.hpp"
 #include "device.hpp"
 #include "lab_runner.hpp"
@@ -109,6 +113,8 @@ int main(int argc, char** argv) {
       take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
       take(i, 1);
+    } else if (arg == "--broken") {
+      take(i, argc - 1 - i);  // everything after it is the case's
     } else {
       rest.push_back(argv[i]);
     }
@@ -128,6 +134,7 @@ int main(int argc, char** argv) {
   if (!mode.empty()) {
     if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
+    if (mode[0] == "--broken") return broken::run_case(std::vector<std::string>(mode.begin() + 1, mode.end()));
     if (mode[0] == "--profile") return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
     return print_table(mode[1], mode[2]) ? 0 : 1;
   }
