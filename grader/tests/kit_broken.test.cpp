@@ -1,4 +1,5 @@
-// The broken-lab suite's own parts that need no device: its expectation parser.
+// The broken-lab suite's own parts that need no device: its expectation parser, and the
+// suite itself (every case parses, and it covers what it promises).
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -115,5 +116,22 @@ TEST_CASE("kit broken") {
                Catch::Contains("must expect PASS for requests on the gpu backend"));
     CHECK(parse_error("ok_lab4_x.cu", "// x\n// expect all correctness PASS\n// expect all requests PASS\n" +
                                           kLab4Tail) == "(parsed)");
+  }
+
+  SECTION("every case of the suite parses, and the suite covers what it promises") {
+    const char* root = std::getenv("REDUCE_LAB_SOURCE_ROOT");
+    REQUIRE(root != nullptr);
+    int broken = 0, legal = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(root) / "grader/tests/broken")) {
+      if (entry.path().extension() != ".cu") continue;
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      INFO(entry.path().filename().string());
+      CHECK(parse_error(entry.path().string(), text.str()) == "(parsed)");
+      (entry.path().filename().string().rfind("ok_", 0) == 0 ? legal : broken) += 1;
+    }
+    CHECK(broken >= 25);
+    CHECK(legal >= 8);
   }
 }
