@@ -3,7 +3,6 @@
 // covers 2 * BLOCK_DIM elements, so there are twice the blocks and atomics lab 5 allows, and
 // it is no faster than lab 4.
 //
-// expect all correctness PASS
 // expect all requests FAIL "atomics"
 // expect gpu speedup FAIL "(min"
 

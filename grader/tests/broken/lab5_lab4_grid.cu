@@ -2,7 +2,6 @@
 // 2 * BLOCK_DIM elements, so half the blocks find nothing left to add. The sum is right, but
 // each idle block still runs its tree and adds a 0 to the output: twice the atomics.
 //
-// expect all correctness PASS
 // expect all requests FAIL "atomics"
 
 #include <reduce_lab/lab.cuh>

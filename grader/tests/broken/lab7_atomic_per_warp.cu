@@ -2,7 +2,6 @@
 // warp add its warp's result to the output, skipping the block-level combine: correct, and
 // without a barrier, but with BLOCK_SIZE / 32 atomics per block where the lab allows one.
 //
-// expect all correctness PASS
 // expect all requests FAIL "atomics"
 
 #include <reduce_lab/lab.cuh>
