@@ -32,23 +32,21 @@ TemplatedReductionKernel(Global<const T> input, Global<T> output, unsigned long 
     const unsigned long long vectors = n / VECTOR;  // whole vectors only
 
     // Two vectors a round, a grid apart, into two accumulators, so both loads are in
-    // flight before the first add; then the odd vector out, if any.
+    // flight before the first add. The first of a round is always there; the second only
+    // where it exists. (One load site for each keeps every 32-byte sector of the vectors in
+    // one warp instruction: a separate loop for the last round would split some.)
     T even = Op::identity();
     T odd = Op::identity();
-    unsigned long long v = me;
-    for (; v + threads < vectors; v += 2 * threads) {
+    for (unsigned long long v = me; v < vectors; v += 2 * threads) {
         const auto a = reduce_lab::load_vector<VECTOR>(input, v);
-        const auto b = reduce_lab::load_vector<VECTOR>(input, v + threads);
+        const bool second = v + threads < vectors;
+        auto b = a;  // replaced by the second vector where there is one
+        if (second) b = reduce_lab::load_vector<VECTOR>(input, v + threads);
 #pragma unroll
         for (unsigned j = 0; j < VECTOR; ++j) {
             even = op(even, a.element[j]);
-            odd = op(odd, b.element[j]);
+            if (second) odd = op(odd, b.element[j]);
         }
-    }
-    if (v < vectors) {
-        const auto a = reduce_lab::load_vector<VECTOR>(input, v);
-#pragma unroll
-        for (unsigned j = 0; j < VECTOR; ++j) even = op(even, a.element[j]);
     }
     // Fewer than VECTOR elements follow the last whole vector: one each for the first threads.
     if (vectors * VECTOR + me < n) odd = op(odd, input[vectors * VECTOR + me]);
