@@ -41,11 +41,19 @@ function(reduce_lab_resolve_backend)
   message(STATUS "reduction-labs: backend ${backend}, grading ${REDUCE_LAB_SOURCES}/")
 endfunction()
 
-# add_lab_module(<target> <source> <flavor> <output dir>): one lab compiled as a loadable
-# module (lab03.gpu.so ...). Its compiler output is kept for the grader (tools/capture-build-log).
+# reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]):
+# one lab compiled as a loadable module (lab03.gpu.so ...). Its compiler output is kept for
+# the grader (tools/capture-build-log). With TOLERATE_ERRORS a compile error still builds
+# (an empty placeholder module), so a lab that is meant not to compile does not stop the
+# build; its status file tells the grader that it did not compile.
 function(reduce_lab_add_module target source flavor outdir number)
+  cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS" "" "")
   set(stem "lab${number}.${flavor}")
-  set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log;${outdir}/${stem}")
+  set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log")
+  if(arg_TOLERATE_ERRORS)
+    list(APPEND launcher --placeholder-on-error)
+  endif()
+  list(APPEND launcher "${outdir}/${stem}")
   if(flavor STREQUAL "emu")
     # The host compiler gets the lab with its dynamic shared memory declarations rewritten
     # (cmake/emu_rewrite.cmake); messages still name the lab's own file and lines.
@@ -94,6 +102,45 @@ function(reduce_lab_test_environment out)
     PARENT_SCOPE)
 endfunction()
 
+# reduce_lab_check_arguments(<out> <lab> <test>): the grader's arguments for one graded test
+# of a lab on this backend. The lab's own CTest tests and the broken-lab suite
+# (grader/tests/broken) both run a check with them, so both judge a lab the same way.
+# (A reason must not contain a semicolon: CMake would split it into two arguments.)
+function(reduce_lab_check_arguments out lab test)
+  set(args "lab${lab} ${test}")
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    set(args --needs-gpu ${args})
+  endif()
+  if(test STREQUAL "speedup")
+    if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
+      set(args --skip "speed is never graded on the emulator, only on a machine with an NVIDIA GPU" ${args})
+    endif()
+  elseif(test STREQUAL "races")
+    if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
+      set(args --skip "compute-sanitizer needs a GPU (the emulator checks barriers and bounds during correctness)" ${args})
+    elseif(REDUCE_LAB_COMPUTE_SANITIZER)
+      set(args --sanitize ${args})
+    else()
+      set(args --skip "compute-sanitizer was not found with the CUDA toolkit" ${args})
+    endif()
+  endif()
+  set(${out} ${args} PARENT_SCOPE)
+endfunction()
+
+# reduce_lab_check_environment(<out> <lab> <test>): the thresholds a check reads from its
+# environment (the speed test's minimum speedup, and lab 7's bandwidth fraction), shared by
+# the lab's own tests and the broken-lab suite.
+function(reduce_lab_check_environment out lab test)
+  set(environment)
+  if(test STREQUAL "speedup")
+    list(APPEND environment "REDUCE_LAB_MIN_SPEEDUP=${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}")
+    if(DEFINED REDUCE_LAB_MIN_BANDWIDTH_LAB${lab})
+      list(APPEND environment "REDUCE_LAB_MIN_BANDWIDTH=${REDUCE_LAB_MIN_BANDWIDTH_LAB${lab}}")
+    endif()
+  endif()
+  set(${out} ${environment} PARENT_SCOPE)
+endfunction()
+
 # reduce_lab_add_lab(<number> <stem>): modules for the graded source (and the stub in a
 # self-test build) and the lab's CTest tests.
 function(reduce_lab_add_lab number stem)
@@ -117,30 +164,14 @@ function(reduce_lab_add_lab number stem)
 
   reduce_lab_test_environment(environment)
   foreach(test correctness requests speedup races)
-    set(args "lab${lab} ${test}")
+    reduce_lab_check_arguments(args ${lab} ${test})
     set(labels "lab${lab};${REDUCE_LAB_ACTIVE_BACKEND}")
     set(test_environment ${environment})
-    if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
-      set(args --needs-gpu ${args})
-    endif()
     if(test STREQUAL "speedup")
       list(APPEND labels speed)
-      list(APPEND test_environment "REDUCE_LAB_MIN_SPEEDUP=${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}")
-      if(DEFINED REDUCE_LAB_MIN_BANDWIDTH_LAB${lab})
-        list(APPEND test_environment "REDUCE_LAB_MIN_BANDWIDTH=${REDUCE_LAB_MIN_BANDWIDTH_LAB${lab}}")
-      endif()
-      if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
-        set(args --skip "speed is never graded on the emulator; it is graded on a machine with an NVIDIA GPU" ${args})
-      endif()
-    elseif(test STREQUAL "races")
-      if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
-        set(args --skip "compute-sanitizer needs a GPU; the emulator checks barriers and bounds during correctness" ${args})
-      elseif(REDUCE_LAB_COMPUTE_SANITIZER)
-        set(args --sanitize ${args})
-      else()
-        set(args --skip "compute-sanitizer was not found with the CUDA toolkit" ${args})
-      endif()
     endif()
+    reduce_lab_check_environment(thresholds ${lab} ${test})
+    list(APPEND test_environment ${thresholds})
     add_test(NAME lab${lab}.${test} COMMAND grader ${args})
     if(test STREQUAL "speedup")
       # Timing shares the GPU with nothing else.

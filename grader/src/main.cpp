@@ -9,8 +9,11 @@
 //                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
+//   --broken FILE BACKEND [--check NAME COUNT ARG...]...
+//                      one case of the broken-lab suite against the expectations in its
+//                      header, each check run as the lab's own test runs it (broken_suite.hpp)
 //
-// Everything but --skip and --table runs in a child process that this one supervises: when
+// Everything but --skip, --table and --broken runs in a child process that this one supervises: when
 // the child ends without recording a verdict (a signal, the watchdog's or the emulator's
 // exit, CTest's time limit coming near), the parent records one from how it ended, so the
 // table says "crash: n = 2049" or "time limit: n = 5" rather than nothing. The parent never
@@ -38,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "../tests/broken_suite.hpp"
 #include "../tests/count_dump.hpp"
 #include "catalog.hpp"
 #include "device.hpp"
@@ -334,6 +338,8 @@ int main(int argc, char** argv) {
       take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
       take(i, 1);
+    } else if (arg == "--broken") {
+      take(i, argc - 1 - i);  // everything after it is the case's
     } else {
       rest.push_back(argv[i]);
     }
@@ -345,6 +351,9 @@ int main(int argc, char** argv) {
     return kSkipped;
   }
   if (!mode.empty() && mode[0] == "--table") return print_table(mode[1], mode[2]) ? 0 : 1;
+  // The suite's runner starts each check as its own supervised test process.
+  if (!mode.empty() && mode[0] == "--broken")
+    return broken::run_case(std::vector<std::string>(mode.begin() + 1, mode.end()));
   auto test = [&] { return run_test(current_lab, needs_gpu, sanitize, mode, rest); };
   if (const char* supervised = std::getenv("REDUCE_LAB_SUPERVISED"); supervised && *supervised) return test();
   return supervise(current_lab, test);

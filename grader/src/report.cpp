@@ -63,7 +63,7 @@ void record(int lab, const std::string& test, const Verdict& verdict) {
   std::error_code ignored;
   std::filesystem::create_directories(dir, ignored);
   std::ofstream out(std::string(dir) + "/lab" + std::to_string(lab) + "." + test);
-  out << status_word(verdict.status) << "\n" << one_line(verdict.summary) << "\n";
+  out << status_word(verdict.status) << "\n" << one_line(verdict.summary) << "\n" << verdict.message << "\n";
 }
 
 void set_current_test(int lab, const std::string& test) { current_test() = {lab, test}; }
@@ -98,6 +98,10 @@ RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu) 
   };
   cell.summary = "gpu " + side(*own) + ", emu " + side(*emu);
   return cell;
+}
+
+Verdict unfinished_verdict() {
+  return fail("crashed or stopped", "the test process ended before it reported a result");
 }
 
 bool print_table(const std::string& dir, const std::string& backend) {

@@ -8,7 +8,8 @@
 
 namespace reduce_lab::grader {
 
-// Writes REDUCE_LAB_RESULTS_DIR/lab<lab>.<test> (nothing when the variable is unset).
+// Writes REDUCE_LAB_RESULTS_DIR/lab<lab>.<test> (nothing when the variable is unset): the
+// status, the summary on one line, then the whole message.
 void record(int lab, const std::string& test, const Verdict& verdict);
 
 // The graded test this process runs ("lab3 speedup" on the command line), so that code which
@@ -27,6 +28,10 @@ struct RecordedResult {
 // also ran it there (recorded as lab<lab>.<test>.emu): the cell then shows both, and passes
 // only when both do ("PASS gpu 48 ok, emu 48 ok", "FAIL gpu ok, emu deadlock at ...").
 RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
+
+// What a test records before it starts, so that a test that crashes or is stopped reads as
+// failed rather than as not run, until it records its real verdict.
+Verdict unfinished_verdict();
 
 // Prints the table of everything recorded in `dir`; returns true when every lab passed
 // every test that ran. `backend` names what graded ("GPU", "emulator").

@@ -1,0 +1,38 @@
+// Broken lab 1 (simple): wrong stride in the owner test. The student tests
+// threadIdx.x % (2 * stride), the test that belongs to the element index, on the thread
+// number, whose elements are already 2 apart: at stride 1 only every other pair is added,
+// so half of the input never reaches element 0.
+//
+// expect all correctness FAIL "wrong: n = 4"
+// expect all requests FAIL "differs"
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned MAX_BLOCK_DIM = 1024;  // threads per block, as in the book
+
+__global__ void SimpleSumReductionKernel(Global<float> input, Global<float> output) {
+    input += 2 * blockDim.x * blockIdx.x;  // provided: move to this block's segment
+    // BEGIN EXERCISE
+    unsigned int i = 2 * threadIdx.x;
+    for (unsigned int stride = 1; stride <= blockDim.x; stride *= 2) {
+        if (threadIdx.x % (2 * stride) == 0) {
+            input[i] += input[i + stride];
+        }
+        __syncthreads();
+    }
+    // END EXERCISE
+    if (threadIdx.x == 0) {  // provided: the segment's sum is now in its first element
+        output[blockIdx.x] = input[0];
+    }
+}
+
+// Provided host code: one pass turns every 2*blockDim elements (n a power of two) into one
+// value of output; the grader repeats passes until one value is left.
+unsigned simple_sum_pass(Global<float> input, Global<float> output, unsigned n) {
+    const unsigned block = n / 2 < MAX_BLOCK_DIM ? n / 2 : MAX_BLOCK_DIM;
+    const unsigned grid = n / (2 * block);
+    launch(SimpleSumReductionKernel, grid, block, input, output);
+    return grid;
+}
+
+REDUCE_LAB_MULTIPASS(1, "simple", simple_sum_pass)

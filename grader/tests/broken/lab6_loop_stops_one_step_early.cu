@@ -1,0 +1,54 @@
+// Broken lab 6 (warp-unrolled): the tree stops one step early. The student wrote
+// stride > WARP where the loop must run down to stride == WARP, so the partial sums of
+// threads 32-63 are never folded into the last warp's values, and the shuffles add up only
+// half of what is left.
+//
+// expect all correctness FAIL "wrong: n = 64"
+// expect all requests PASS
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned BLOCK_DIM = 1024;    // threads per block
+constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
+constexpr unsigned WARP = 32;
+
+__global__ void WarpUnrolledSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
+    __shared__ float input_s[BLOCK_DIM];
+    unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    // BEGIN EXERCISE
+    float sum = 0.0f;
+    for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
+        if (i + tile * BLOCK_DIM < n) {
+            sum += input[i + tile * BLOCK_DIM];
+        }
+    }
+    input_s[t] = sum;
+    for (unsigned int stride = blockDim.x / 2; stride > WARP; stride /= 2) {
+        __syncthreads();
+        if (t < stride) {
+            input_s[t] += input_s[t + stride];
+        }
+    }
+    __syncthreads();
+    if (t < WARP) {
+        sum = input_s[t];
+        for (unsigned int offset = WARP / 2; offset >= 1; offset /= 2) {
+            sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        }
+        if (t == 0) {
+            atomicAdd(output, sum);
+        }
+    }
+    // END EXERCISE
+}
+
+// Host code: as lab 5.
+void warp_unrolled_sum(Global<const float> input, Global<float> output, unsigned n) {
+    reduce_lab::fill(output, 0.0f);
+    const unsigned blocks = (n + COARSE_FACTOR * 2 * BLOCK_DIM - 1) / (COARSE_FACTOR * 2 * BLOCK_DIM);
+    launch(WarpUnrolledSumReductionKernel, blocks, BLOCK_DIM, input, output, n);
+}
+
+REDUCE_LAB_SINGLE(6, "warp-unrolled", warp_unrolled_sum)

@@ -1,0 +1,46 @@
+// Legal lab 4 (segmented): the shared array allocated dynamically. The kernel declares
+// extern __shared__ float input_s[] and the launch passes its size in bytes through
+// reduce_lab::dynamic_shared, the kit's spelling of the third <<<...>>> argument. Same
+// memory, same accesses, so the same verdicts as the reference.
+//
+// expect all correctness PASS
+// expect all requests PASS
+// expect gpu speedup PASS
+// expect gpu races PASS
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned BLOCK_DIM = 1024;  // threads per block
+
+__global__ void SegmentedSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
+    extern __shared__ float input_s[];  // BLOCK_DIM floats, sized by the launch
+    unsigned int segment = 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    // BEGIN EXERCISE
+    float first = i < n ? input[i] : 0.0f;
+    float second = i + BLOCK_DIM < n ? input[i + BLOCK_DIM] : 0.0f;
+    input_s[t] = first + second;
+    for (unsigned int stride = blockDim.x / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (t < stride) {
+            input_s[t] += input_s[t + stride];
+        }
+    }
+    if (t == 0) {
+        atomicAdd(output, input_s[0]);
+    }
+    // END EXERCISE
+}
+
+// Host code: one launch for any n >= 1.
+void segmented_sum(Global<const float> input, Global<float> output, unsigned n) {
+    const unsigned blocks = (n + 2 * BLOCK_DIM - 1) / (2 * BLOCK_DIM);
+    // BEGIN EXERCISE
+    reduce_lab::fill(output, 0.0f);  // the blocks add to it, so it must start at the identity
+    // END EXERCISE
+    launch(SegmentedSumReductionKernel, blocks, BLOCK_DIM, reduce_lab::dynamic_shared(BLOCK_DIM * sizeof(float)),
+           input, output, n);
+}
+
+REDUCE_LAB_SINGLE(4, "segmented", segmented_sum)

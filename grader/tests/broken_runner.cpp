@@ -1,0 +1,265 @@
+// labgrader --broken: one broken-lab case against its expectations. Every check runs in a
+// child process that is the lab's own CTest test (the same arguments, so the same Catch2
+// test case, plan and check), pointed at the case's module folder. The child records its
+// verdict as every graded test does (report.hpp); a child that crashes, hangs or is killed
+// still leaves a verdict behind, so one broken lab never takes the runner down with it.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "broken_suite.hpp"
+#include "report.hpp"
+
+namespace reduce_lab::grader::broken {
+
+namespace {
+
+std::string read_text(const std::string& path, bool* found) {
+  std::ifstream in(path);
+  *found = static_cast<bool>(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string in_quotes(const std::string& text) { return "\"" + text + "\""; }
+
+std::string describe(const Expectation& e) {
+  std::string text = status_name(e.status);
+  if (!e.summary.empty()) text += " " + in_quotes(e.summary);
+  if (!e.message.empty()) text += " (message: " + in_quotes(e.message) + ")";
+  return text;
+}
+
+std::string last_lines(const std::string& text, std::size_t count) {
+  std::deque<std::string> kept;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    kept.push_back(line);
+    if (kept.size() > count) kept.pop_front();
+  }
+  std::string tail;
+  for (const std::string& l : kept) tail += "    " + l + "\n";
+  return tail;
+}
+
+std::string indented(const std::string& text, std::size_t max_lines) {
+  std::istringstream lines(text);
+  std::string line, out;
+  std::size_t shown = 0;
+  while (std::getline(lines, line)) {
+    if (shown++ == max_lines) {
+      out += "    ...\n";
+      break;
+    }
+    out += "    " + line + "\n";
+  }
+  return out;
+}
+
+// Seconds one check may take before the runner stops it: a backstop behind the grader's
+// own watchdog, which stops a single call into a lab much sooner.
+double check_limit_seconds() {
+  const char* text = std::getenv("REDUCE_LAB_BROKEN_CHECK_TIMEOUT");
+  return text && *text ? std::atof(text) : 540.0;
+}
+
+struct Ending {
+  bool started = false;
+  int status = 0;
+  bool stopped_by_runner = false;
+};
+
+// Runs `arguments` as this executable in a child process, its output in `log_path`.
+Ending run_child(const std::string& self, const std::vector<std::string>& arguments, const std::string& log_path) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(self.c_str()));
+  for (const std::string& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  Ending ending;
+  const pid_t child = fork();
+  if (child < 0) return ending;
+  if (child == 0) {
+    setpgid(0, 0);  // its own group, so that stopping it also stops compute-sanitizer under it
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log >= 0) {
+      dup2(log, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+      close(log);
+    }
+    execv(self.c_str(), argv.data());
+    std::perror("could not start the grader");
+    std::_Exit(127);
+  }
+  ending.started = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(check_limit_seconds());
+  for (;;) {
+    const pid_t done = waitpid(child, &ending.status, WNOHANG);
+    if (done == child) break;
+    if (done < 0) return ending;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-child, SIGKILL);
+      kill(child, SIGKILL);
+      waitpid(child, &ending.status, 0);
+      ending.stopped_by_runner = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ending;
+}
+
+std::string how_it_ended(const Ending& ending) {
+  if (!ending.started) return "the check's process could not be started";
+  if (ending.stopped_by_runner)
+    return "the check's process was stopped by the broken-lab runner after " +
+           std::to_string(static_cast<int>(check_limit_seconds())) + " s";
+  if (WIFSIGNALED(ending.status))
+    return std::string("the check's process was killed by signal ") + std::to_string(WTERMSIG(ending.status)) + " (" +
+           strsignal(WTERMSIG(ending.status)) + ")";
+  return "the check's process exited with status " + std::to_string(WEXITSTATUS(ending.status));
+}
+
+// One check of lab `lab`, as the lab's own test runs it; the verdict it recorded, or (when
+// it ended before recording one) that unfinished verdict with how it ended and its output.
+Verdict run_check(const std::string& self, int lab, const std::string& check, const std::vector<std::string>& arguments,
+                  const std::string& results_dir) {
+  const std::string record_path = results_dir + "/lab" + std::to_string(lab) + "." + check;
+  const std::string log_path = results_dir + "/" + check + ".log";
+  std::remove(record_path.c_str());
+  const Ending ending = run_child(self, arguments, log_path);
+
+  bool found = false;
+  const std::string recorded = read_text(record_path, &found);
+  Verdict verdict = unfinished_verdict();
+  if (found) {
+    std::istringstream lines(recorded);
+    std::string status;
+    std::getline(lines, status);
+    std::getline(lines, verdict.summary);
+    verdict.status = status == "PASS" ? Status::pass : status == "SKIP" ? Status::skip : Status::fail;
+    std::stringstream rest;
+    rest << lines.rdbuf();
+    verdict.message = rest.str();
+    while (!verdict.message.empty() && verdict.message.back() == '\n') verdict.message.pop_back();
+  }
+  const bool unfinished = !found || verdict.summary == unfinished_verdict().summary || !ending.started ||
+                          ending.stopped_by_runner || WIFSIGNALED(ending.status);
+  if (unfinished) {
+    bool have_log = false;
+    const std::string log = read_text(log_path, &have_log);
+    verdict.message += "\n" + how_it_ended(ending) + ". The last lines of its output:\n" + last_lines(log, 25);
+  }
+  return verdict;
+}
+
+}  // namespace
+
+int run_case(const std::vector<std::string>& arguments) {
+  const char* usage = "usage: labgrader --broken FILE gpu|emu [--check NAME COUNT ARG...]...";
+  if (arguments.size() < 2 || (arguments[1] != "gpu" && arguments[1] != "emu")) {
+    std::printf("%s\n", usage);
+    return 2;
+  }
+  const std::string& path = arguments[0];
+  const std::string& backend = arguments[1];
+  std::map<std::string, std::vector<std::string>> how_to_run;
+  for (std::size_t i = 2; i < arguments.size();) {
+    if (arguments[i] != "--check" || i + 2 >= arguments.size()) {
+      std::printf("%s\n", usage);
+      return 2;
+    }
+    const std::size_t count = std::strtoul(arguments[i + 2].c_str(), nullptr, 10);
+    if (i + 3 + count > arguments.size()) {
+      std::printf("%s\n", usage);
+      return 2;
+    }
+    how_to_run[arguments[i + 1]].assign(arguments.begin() + i + 3, arguments.begin() + i + 3 + count);
+    i += 3 + count;
+  }
+
+  const std::string file = path.substr(path.find_last_of('/') + 1);
+  const std::string stem = file.substr(0, file.rfind(".cu"));
+  bool found = false;
+  const std::string text = read_text(path, &found);
+  if (!found) {
+    std::printf("broken.%s %s: cannot read %s\n", stem.c_str(), backend.c_str(), path.c_str());
+    return 1;
+  }
+  Case c;
+  try {
+    c = parse_case(path, text);
+  } catch (const SpecError& e) {
+    std::printf("broken.%s %s: the expectations do not parse:\n  %s\n", stem.c_str(), backend.c_str(), e.what());
+    return 1;
+  }
+  const std::string title = "broken." + c.name + " " + backend;
+  const std::vector<Expectation> expected = expectations_for(c, backend);
+  if (expected.empty()) {
+    std::printf("SKIPPED: %s expects nothing of the %s backend\n", c.name.c_str(), backend.c_str());
+    return 77;
+  }
+  for (const auto& [name, value] : c.environment) setenv(name.c_str(), value.c_str(), 1);
+
+  const char* results = std::getenv("REDUCE_LAB_RESULTS_DIR");
+  if (!results || !*results) {
+    std::printf("%s: REDUCE_LAB_RESULTS_DIR is not set (CTest sets it; see grader/tests/broken/CMakeLists.txt)\n",
+                title.c_str());
+    return 2;
+  }
+  std::error_code ignored;
+  std::filesystem::create_directories(results, ignored);
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) {
+    std::printf("%s: cannot find the grader's own executable\n", title.c_str());
+    return 2;
+  }
+  self[length] = '\0';
+
+  int differing = 0;
+  for (const Expectation& e : expected) {
+    Verdict got;
+    const auto how = how_to_run.find(e.check);
+    if (how == how_to_run.end()) {
+      got = fail("runner error", "the runner was not told how the lab's own " + e.check +
+                                     " test runs (no --check " + e.check + " group)");
+    } else {
+      got = run_check(self, c.lab, e.check, how->second, results);
+    }
+    std::string why;
+    const bool as_expected = meets(e, got, &why);
+    std::printf("%s %s: expected %s, got %s %s\n", title.c_str(), e.check.c_str(), describe(e).c_str(),
+                status_name(got.status), in_quotes(got.summary).c_str());
+    if (!as_expected) {
+      ++differing;
+      std::printf("  DIFFERS (%s:%d): %s. The full message:\n%s", file.c_str(), e.line, why.c_str(),
+                  indented(got.message, 40).c_str());
+    }
+    std::fflush(stdout);
+  }
+  if (differing) {
+    std::printf("%s: %d of %zu checks differ from the expectations in %s\n", title.c_str(), differing, expected.size(),
+                file.c_str());
+    return 1;
+  }
+  std::printf("%s: all %zu checks as expected\n", title.c_str(), expected.size());
+  return 0;
+}
+
+}  // namespace reduce_lab::grader::broken
