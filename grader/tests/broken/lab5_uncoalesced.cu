@@ -4,7 +4,7 @@
 // coalesced one.
 //
 // expect all correctness PASS
-// expect all requests FAIL "coalescing"
+// expect all requests FAIL "uncoalesced" "consecutive lanes"
 
 #include <reduce_lab/lab.cuh>
 
