@@ -5,7 +5,7 @@
 //
 // expect emu correctness FAIL "out of bounds" "out-of-bounds global store"
 // expect gpu correctness FAIL "illegal address"
-// expect gpu races FAIL "memcheck"
+// expect gpu races FAIL "out of bounds: n = 1" "memcheck"
 
 #include <reduce_lab/lab.cuh>
 

@@ -3,7 +3,7 @@
 // past the end of the input.
 //
 // expect emu correctness FAIL "out of bounds" "out-of-bounds global load"
-// expect gpu races FAIL "memcheck"
+// expect gpu races FAIL "out of bounds: n = 1" "memcheck"
 
 #include <reduce_lab/lab.cuh>
 
