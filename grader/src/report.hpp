@@ -8,7 +8,8 @@
 
 namespace reduce_lab::grader {
 
-// Writes REDUCE_LAB_RESULTS_DIR/lab<lab>.<test> (nothing when the variable is unset).
+// Writes REDUCE_LAB_RESULTS_DIR/lab<lab>.<test> (nothing when the variable is unset): the
+// status (PASS, FAIL or SKIP), the summary on one line, then the message.
 void record(int lab, const std::string& test, const Verdict& verdict);
 
 // Prints the table of everything recorded in `dir`; returns true when every lab passed
