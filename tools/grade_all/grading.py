@@ -43,10 +43,34 @@ class Setup:
     scratch_root: Path   # where student build folders live while they are graded
     kit_version: str
     device_lane: object = None  # a lock on a GPU machine: one student's tests on the device at a time
+    in_flight: object = None    # a local run's Occupancy: the cores are shared by the students graded now
 
     @property
     def backend(self) -> str:
         return self.harness.backend
+
+    def tests_at_once(self) -> int:
+        """On the emulator the students being graded share the cores: at the end of a run, when
+        fewer are left than run at once, each of them gets more of them."""
+        if self.backend == "gpu" or self.in_flight is None:
+            return self.test_jobs
+        return max(self.test_jobs, (os.cpu_count() or 1) // max(1, self.in_flight.count))
+
+
+class Occupancy:
+    """How many students are being graded at this moment."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exception):
+        with self._lock:
+            self.count -= 1
 
 
 def labs_needed(backend: str, labs: list, stems: dict) -> set:
@@ -299,7 +323,7 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
             env.setdefault(name, value)
         labels = "^lab(" + "|".join(str(lab) for lab in graded) + ")$"
         tests = len(graded) * 4
-        command = ["ctest", "--test-dir", build, "-L", labels, "-j", str(setup.test_jobs), "--output-on-failure",
+        command = ["ctest", "--test-dir", build, "-L", labels, "-j", str(setup.tests_at_once()), "--output-on-failure",
                    "--output-junit", junit]
         ctest_log = scratch / "ctest.txt"
         lane = setup.device_lane

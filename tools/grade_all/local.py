@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from .grading import Children, Stopped, grade_student
+from .grading import Children, Occupancy, Stopped, grade_student
 
 
 def clock(seconds: float) -> str:
@@ -74,9 +74,14 @@ def grade_locally(pending: list, setup, students_dir, jobs: int) -> dict:
     progress.show()
     reports = {}
     started = time.monotonic()
+    setup.in_flight = Occupancy()
+
+    def grade(submission):
+        with setup.in_flight:
+            return grade_student(submission, setup, students_dir / submission.student)
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_student, submission, setup, students_dir / submission.student): submission
-                   for submission in pending}
+        futures = {pool.submit(grade, submission): submission for submission in pending}
         try:
             for future in concurrent.futures.as_completed(futures):
                 submission = futures[future]
