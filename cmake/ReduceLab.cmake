@@ -41,6 +41,62 @@ function(reduce_lab_resolve_backend)
   message(STATUS "reduction-labs: backend ${backend}, grading ${REDUCE_LAB_SOURCES}/")
 endfunction()
 
+# Writes <build>/reduce-lab-harness.cmake, which lets another build folder reuse this one's
+# grader, emulator, backend and thresholds (REDUCE_LAB_HARNESS).
+function(reduce_lab_export_harness)
+  set(file "${PROJECT_BINARY_DIR}/reduce-lab-harness.cmake")
+  set(content "# Written by the kit's build: what a build with -DREDUCE_LAB_HARNESS=<this folder> reuses.\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_BACKEND \"${REDUCE_LAB_ACTIVE_BACKEND}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_GRADER \"$<TARGET_FILE:grader>\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_COMPUTE_SANITIZER \"${REDUCE_LAB_COMPUTE_SANITIZER}\")\n")
+  foreach(lab RANGE 1 7)
+    string(APPEND content "set(REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab} \"${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}\")\n")
+  endforeach()
+  string(APPEND content "set(REDUCE_LAB_HARNESS_MIN_BANDWIDTH_LAB7 \"${REDUCE_LAB_MIN_BANDWIDTH_LAB7}\")\n")
+  if(TARGET reduce_emu)
+    export(TARGETS reduce_emu FILE "${PROJECT_BINARY_DIR}/reduce-lab-harness-emu.cmake")
+    string(APPEND content "include(\"${PROJECT_BINARY_DIR}/reduce-lab-harness-emu.cmake\")\n")
+  endif()
+  file(GENERATE OUTPUT "${file}" CONTENT "${content}")
+endfunction()
+
+# For a build with REDUCE_LAB_HARNESS set: takes the harness's backend and thresholds, and
+# its grader and emulator as imported targets, so this build compiles the lab modules only.
+# The harness decides everything that judges a lab; this build contributes only lab files.
+macro(reduce_lab_use_harness dir)
+  if(NOT EXISTS "${dir}/reduce-lab-harness.cmake")
+    message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} is not a built kit build folder (it has no "
+                        "reduce-lab-harness.cmake). Configure and build the kit there first.")
+  endif()
+  if(REDUCE_LAB_SELFTEST)
+    message(FATAL_ERROR "REDUCE_LAB_HARNESS grades lab files only; it cannot be combined with REDUCE_LAB_SELFTEST.")
+  endif()
+  include("${dir}/reduce-lab-harness.cmake")
+  if(NOT REDUCE_LAB_HARNESS_SOURCE_DIR STREQUAL PROJECT_SOURCE_DIR)
+    message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} was built from ${REDUCE_LAB_HARNESS_SOURCE_DIR}, "
+                        "not from this kit (${PROJECT_SOURCE_DIR}).")
+  endif()
+  if(NOT REDUCE_LAB_BACKEND MATCHES "^(auto|${REDUCE_LAB_HARNESS_BACKEND})$")
+    message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} grades on the ${REDUCE_LAB_HARNESS_BACKEND} backend, "
+                        "not ${REDUCE_LAB_BACKEND}.")
+  endif()
+  set(REDUCE_LAB_ACTIVE_BACKEND "${REDUCE_LAB_HARNESS_BACKEND}")
+  set(REDUCE_LAB_COMPUTE_SANITIZER "${REDUCE_LAB_HARNESS_COMPUTE_SANITIZER}")
+  foreach(lab RANGE 1 7)
+    set(REDUCE_LAB_MIN_SPEEDUP_LAB${lab} "${REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab}}")
+  endforeach()
+  set(REDUCE_LAB_MIN_BANDWIDTH_LAB7 "${REDUCE_LAB_HARNESS_MIN_BANDWIDTH_LAB7}")
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
+    find_package(Threads REQUIRED)  # the imported emulator links it
+  endif()
+  add_executable(grader IMPORTED)
+  set_target_properties(grader PROPERTIES IMPORTED_LOCATION "${REDUCE_LAB_HARNESS_GRADER}")
+  message(STATUS "reduction-labs: backend ${REDUCE_LAB_ACTIVE_BACKEND} (the grader of ${dir}), "
+                 "grading ${REDUCE_LAB_SOURCES}/")
+endmacro()
+
+
 # reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]):
 # one lab compiled as a loadable module (lab03.gpu.so ...). Its compiler output is kept for
 # the grader (tools/capture-build-log). With TOLERATE_ERRORS a compile error still builds
@@ -94,7 +150,7 @@ function(reduce_lab_test_environment out)
     "REDUCE_LAB_MODULE_DIR=${PROJECT_BINARY_DIR}/modules"
     "REDUCE_LAB_STUB_DIR=${PROJECT_BINARY_DIR}/stubs"
     "REDUCE_LAB_RESULTS_DIR=${PROJECT_BINARY_DIR}/results"
-    "REDUCE_LAB_SOURCE_FOLDER=${REDUCE_LAB_SOURCES}"
+    "REDUCE_LAB_SOURCE_FOLDER=${REDUCE_LAB_SOURCE_NAME}"
     "REDUCE_LAB_SOURCE_ROOT=${PROJECT_SOURCE_DIR}"
     "REDUCE_LAB_COMPUTE_SANITIZER=${REDUCE_LAB_COMPUTE_SANITIZER}"
     # The grader stops a test a little before CTest would, so it can still record why.
@@ -145,7 +201,7 @@ endfunction()
 # self-test build) and the lab's CTest tests.
 function(reduce_lab_add_lab number stem)
   math(EXPR lab "${number}")  # "03" -> 3
-  set(source "${PROJECT_SOURCE_DIR}/${REDUCE_LAB_SOURCES}/${stem}.cu")
+  set(source "${REDUCE_LAB_SOURCE_PATH}/${stem}.cu")
   if(NOT EXISTS "${source}")
     return()
   endif()

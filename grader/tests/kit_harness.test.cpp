@@ -102,6 +102,14 @@ TEST_CASE("kit harness") {
     record(1, "correctness", pass("40 cases ok", ""));
     record(1, "speedup", skip("skipped", "no GPU"));
     CHECK(print_table(dir.string(), "test"));
+    std::ifstream recorded(dir / "lab1.speedup");
+    std::string status, summary, message;
+    std::getline(recorded, status);
+    std::getline(recorded, summary);
+    std::getline(recorded, message);
+    CHECK(status == "SKIP");
+    CHECK(summary == "skipped");
+    CHECK(message == "no GPU");  // after the table's two lines: for grade-all's report.json
     record(2, "correctness", fail("not implemented yet", ""));
     CHECK_FALSE(print_table(dir.string(), "test"));
   }

@@ -1,0 +1,353 @@
+"""Grading one student: their lab files, in a build folder of their own, judged by the harness.
+
+The student's build compiles only their lab modules (cmake -DREDUCE_LAB_HARNESS=...); the
+grader, the emulator, the tests and the thresholds all come from the instructor's harness
+build. Every process runs in a process group of its own and is stopped with it, so nothing a
+student's code starts outlives their grading.
+"""
+
+import datetime
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+from .kit import Harness, Kit
+from .results import SCHEMA, lab_checks, read_results, score, write_atomically, write_report
+from .submissions import Submission
+
+MAX_LOG_BYTES = 4 << 20
+CONFIGURE_SECONDS = 300
+BUILD_SECONDS_PER_MODULE = 120
+
+
+@dataclass
+class Setup:
+    kit: Kit
+    harness: Harness
+    stems: dict          # {lab: "01_simple"}
+    labs: list           # the labs to grade
+    points: dict         # {lab: {check: points}}
+    timeout: int         # CTest's limit for one test, seconds
+    build_jobs: int      # compilers one student's build may run at once
+    test_jobs: int       # tests one student may run at once
+    scratch_root: Path   # where student build folders live while they are graded
+    kit_version: str
+    device_lane: object = None  # a lock on a GPU machine: one student's tests on the device at a time
+    in_flight: object = None    # a local run's Occupancy: the cores are shared by the students graded now
+
+    @property
+    def backend(self) -> str:
+        return self.harness.backend
+
+    def tests_at_once(self) -> int:
+        """On the emulator the students being graded share the cores: at the end of a run, when
+        fewer are left than run at once, each of them gets more of them."""
+        if self.backend == "gpu" or self.in_flight is None:
+            return self.test_jobs
+        return max(self.test_jobs, (os.cpu_count() or 1) // max(1, self.in_flight.count))
+
+
+class Occupancy:
+    """How many students are being graded at this moment."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exception):
+        with self._lock:
+            self.count -= 1
+
+
+def labs_needed(backend: str, labs: list, stems: dict) -> set:
+    wanted = set(labs)
+    if backend == "gpu":
+        # Lab k is timed against the student's own lab k-1, so that one is built too.
+        wanted |= {lab - 1 for lab in labs if lab - 1 in stems}
+    return wanted
+
+
+def labs_to_build(setup: Setup, submission: Submission) -> list:
+    return sorted(lab for lab in labs_needed(setup.backend, setup.labs, setup.stems) if lab in submission.files)
+
+
+def fingerprint(submission: Submission, backend: str, labs: list, stems: dict) -> str:
+    """What a grade depends on besides the kit: the backend, the labs asked for and the files.
+    A student whose report has the same fingerprint is not graded again (unless --force)."""
+    digest = hashlib.sha256(f"{backend} {sorted(labs)}".encode())
+    for lab in sorted(labs_needed(backend, labs, stems)):
+        if lab in submission.files:
+            digest.update(f" {lab}:{submission.digest(lab)}".encode())
+    return digest.hexdigest()[:20]
+
+
+def time_limits(backend: str, timeout: int) -> dict:
+    """The grader's own limits, below CTest's, so that a hung kernel is stopped and named by the
+    grader (which kernel, which limit) before CTest has to kill the test without a word."""
+    launch = min(60, max(5, timeout // 4))              # one emulated launch (REDUCE_LAB_EMU_TIMEOUT)
+    run = min(300 if backend == "emu" else 30, max(10, timeout // 2))  # one reduction (REDUCE_LAB_RUN_TIMEOUT)
+    return {"REDUCE_LAB_EMU_TIMEOUT": str(launch), "REDUCE_LAB_RUN_TIMEOUT": str(run)}
+
+
+# --- child processes ------------------------------------------------------------------------
+
+class Children:
+    """Every process group this run started, so that an interrupt (Ctrl-C, a cancelled Slurm
+    task) stops them all and no half-graded student is written."""
+    stopping = threading.Event()
+    _lock = threading.Lock()
+    _groups = set()
+
+    @classmethod
+    def add(cls, pid: int) -> None:
+        with cls._lock:
+            cls._groups.add(pid)
+
+    @classmethod
+    def remove(cls, pid: int) -> None:
+        with cls._lock:
+            cls._groups.discard(pid)
+        kill_group(pid)
+
+    @classmethod
+    def stop_all(cls) -> None:
+        cls.stopping.set()
+        with cls._lock:
+            groups = list(cls._groups)
+        for pid in groups:
+            kill_group(pid)
+
+
+def kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class Stopped(Exception):
+    """The run is being interrupted; the student is left ungraded, not graded wrongly."""
+
+
+def run_logged(command: list, log: Path, timeout: float, env=None) -> tuple:
+    """Runs `command` with its output appended to `log`; returns (exit status, timed out).
+    Whatever the command leaves running in its process group is stopped when it returns."""
+    if Children.stopping.is_set():
+        raise Stopped()
+    with open(log, "ab") as out:
+        out.write(("$ " + " ".join(str(part) for part in command) + "\n").encode())
+        out.flush()
+        process = subprocess.Popen([str(part) for part in command], stdout=out, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+        Children.add(process.pid)
+        try:
+            status, timed_out = process.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid)
+            status, timed_out = process.wait(), True
+            out.write(f"\n(stopped after {timeout:.0f} s)\n".encode())
+        finally:
+            Children.remove(process.pid)
+    if Children.stopping.is_set():
+        raise Stopped()
+    return status, timed_out
+
+
+# --- one student ------------------------------------------------------------------------------
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def new_report(submission: Submission, setup: Setup) -> dict:
+    job = os.environ.get("SLURM_ARRAY_JOB_ID")
+    task = os.environ.get("SLURM_ARRAY_TASK_ID")
+    return {
+        "schema": SCHEMA,
+        "student": submission.student,
+        "submission": str(submission.source),
+        "kit_version": setup.kit_version,
+        "backend": setup.backend,
+        "graded_at": now_utc(),
+        "host": socket.gethostname(),
+        "slurm_job": f"{job}_{task}" if job and task else None,
+        "labs_graded": list(setup.labs),
+        "files": {str(lab): {"path": submission.paths[lab], "sha256": submission.digest(lab)}
+                  for lab in sorted(submission.files)},
+        "fingerprint": fingerprint(submission, setup.backend, setup.labs, setup.stems),
+        "error": None,
+        # "submission": nothing to grade in it, until it changes; "grading": the kit's own
+        # failure (a node without CMake, say), which the next run retries.
+        "error_kind": None,
+        "notes": list(submission.notes),
+        "labs": {},
+        "points": 0,
+        "max_points": 0,
+        "seconds": {"build": 0.0, "tests": 0.0, "waiting_for_device": 0.0},
+    }
+
+
+def test_outcomes(ctest_output: str, junit: Path) -> dict:
+    """{test name: (CTest's verdict, the end of the test's output)}: the verdict from CTest's
+    own lines ("Passed", "***Timeout", "***Exception: SegFault"), which name a timeout where
+    the JUnit file does not; the output from the JUnit file."""
+    outcomes = {}
+    for match in re.finditer(r"Test +#\d+: (\S+) \.*\s*(\*\*\*)?([A-Za-z][^\n]*?)\s+[0-9.]+ sec", ctest_output):
+        outcomes[match.group(1)] = (match.group(3).strip(), "")
+    try:
+        tree = ElementTree.parse(junit)
+    except (OSError, ElementTree.ParseError):
+        return outcomes
+    for case in tree.iter("testcase"):
+        name = case.get("name", "")
+        output = (case.findtext("system-out") or "").strip()
+        verdict = outcomes.get(name, (case.get("status", ""), ""))[0]
+        outcomes[name] = (verdict, "\n".join(output.splitlines()[-12:]))
+    return outcomes
+
+
+def explain_unfinished(report: dict, outcomes: dict, timeout: int) -> None:
+    """A test that was stopped, or crashed, before it could record a verdict leaves only the
+    grader's placeholder (or nothing); CTest's verdict and the end of the test's output say
+    what happened, so they go in the message."""
+    for lab, entry in report["labs"].items():
+        for check, result in entry["checks"].items():
+            verdict, tail = outcomes.get(f"lab{lab}.{check}", ("", ""))
+            if result["status"] not in ("FAIL", "ERROR") or result["summary"] not in ("crashed or stopped", "no result"):
+                continue
+            if verdict == "Timeout":
+                result["summary"] = "stopped at the time limit"
+                result["message"] = (f"The test ran past the limit of {timeout} s per test and was stopped before "
+                                     "it reported a result: a kernel that never ends, or one far too slow.")
+            elif "time limit" in tail or "did not finish within" in tail:
+                result["summary"] = "stopped at the time limit"
+            elif verdict.startswith("Exception"):
+                result["summary"] = "crashed (" + verdict.partition(":")[2].strip().lower() + ")"
+            if tail:
+                result["message"] = (result["message"] + "\nThe test's last output:\n" + tail).strip()
+
+
+def capped_log(log: Path) -> str:
+    try:
+        data = log.read_bytes()
+    except OSError:
+        return ""
+    if len(data) > MAX_LOG_BYTES:
+        head, tail = data[: MAX_LOG_BYTES // 4], data[-(MAX_LOG_BYTES * 3 // 4):]
+        data = head + f"\n... ({len(data) - len(head) - len(tail)} bytes left out) ...\n".encode() + tail
+    return data.decode(errors="replace")
+
+
+def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> dict:
+    """Grades one student and writes student_dir/log.txt and then report.json, each in one
+    step. Whatever goes wrong, the student gets a report that says what; only an interrupt of
+    the whole run (Stopped) leaves them without one."""
+    report = new_report(submission, setup)
+    setup.scratch_root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="grade-all-", dir=setup.scratch_root))
+    log = scratch / "log.txt"
+    try:
+        with open(log, "w") as out:
+            out.write(f"student {submission.student}: {submission.source}\n")
+            for lab in sorted(submission.files):
+                out.write(f"  lab {lab}: {submission.paths[lab]}\n")
+            for note in submission.notes:
+                out.write(f"  note: {note}\n")
+        if submission.problem:
+            report["error"], report["error_kind"] = submission.problem, "submission"
+        else:
+            grade_in(scratch, log, submission, setup, report)
+    except Stopped:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    except Exception as error:  # the pipeline's own failure is still this student's row
+        report["error"], report["error_kind"] = f"grading failed: {type(error).__name__}: {error}", "grading"
+        with open(log, "a") as out:
+            out.write(f"\n{report['error']}\n")
+    score(report, setup.points)
+    try:
+        write_atomically(student_dir / "log.txt", capped_log(log))
+        write_report(student_dir / "report.json", report)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return report
+
+
+def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, report: dict) -> None:
+    sources = scratch / "labs"
+    build = scratch / "build"
+    sources.mkdir()
+    built = labs_to_build(setup, submission)
+    for lab in built:
+        (sources / f"{setup.stems[lab]}.cu").write_bytes(submission.files[lab])
+
+    started = time.monotonic()
+    if built:
+        status, timed_out = run_logged(
+            ["cmake", "-S", setup.kit.root, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+             f"-DREDUCE_LAB_HARNESS={setup.harness.folder}", f"-DREDUCE_LAB_SOURCES={sources}",
+             f"-DREDUCE_LAB_BACKEND={setup.backend}", f"-DREDUCE_LAB_TEST_TIMEOUT={setup.timeout}"],
+            log, CONFIGURE_SECONDS)
+        if status != 0:
+            raise RuntimeError("the student's build folder could not be configured" +
+                               (" in time" if timed_out else "") + " (the log has CMake's output)")
+        modules = len(built) * (2 if setup.backend == "gpu" else 1)
+        # A lab that does not compile fails its own tests (with the compiler's first error);
+        # -k 0 keeps building the others.
+        status, timed_out = run_logged(["cmake", "--build", build, "--parallel", str(setup.build_jobs), "--", "-k", "0"],
+                                       log, BUILD_SECONDS_PER_MODULE * modules)
+        if timed_out:
+            report["notes"].append(f"the build was stopped after {BUILD_SECONDS_PER_MODULE * modules} s; "
+                                   "labs it had not finished count as not compiling")
+    report["seconds"]["build"] = round(time.monotonic() - started, 2)
+
+    graded = [lab for lab in setup.labs if lab in submission.files]
+    junit = build / "junit.xml"
+    if graded:
+        env = dict(os.environ)
+        for name, value in time_limits(setup.backend, setup.timeout).items():
+            env.setdefault(name, value)
+        labels = "^lab(" + "|".join(str(lab) for lab in graded) + ")$"
+        tests = len(graded) * 4
+        command = ["ctest", "--test-dir", build, "-L", labels, "-j", str(setup.tests_at_once()), "--output-on-failure",
+                   "--output-junit", junit]
+        ctest_log = scratch / "ctest.txt"
+        lane = setup.device_lane
+        waiting = time.monotonic()
+        if lane is not None:
+            lane.acquire()
+        report["seconds"]["waiting_for_device"] = round(time.monotonic() - waiting, 2)
+        try:
+            started = time.monotonic()
+            run_logged(command, ctest_log, tests * (setup.timeout + 30), env)
+        finally:
+            if lane is not None:
+                lane.release()
+        report["seconds"]["tests"] = round(time.monotonic() - started, 2)
+        ctest_output = ctest_log.read_text(errors="replace")
+        with open(log, "a") as out:
+            out.write(ctest_output)
+    else:
+        ctest_output = ""
+
+    recorded = read_results(build / "results")
+    for lab in setup.labs:
+        report["labs"][str(lab)] = {
+            "checks": lab_checks(lab, recorded.get(lab, {}), lab in submission.files,
+                                 f"labs/{setup.stems[lab]}.cu"),
+            "points": 0, "max_points": 0}
+    explain_unfinished(report, test_outcomes(ctest_output, junit), setup.timeout)
