@@ -3,14 +3,17 @@
 //   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
-//   --table DIR NAME   print the grade table of the results in DIR and exit
+//   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
+//                      staircase, Gradescope's results.json) and exit; --calibrate and --bench
+//                      too are commands (commands.hpp), not tests
+//   --device-figures   measure the copy bandwidth and CUB for the staircase (results/device.json)
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
 //   --compare-counts GPU OWN   this backend's counts, dumped with the GPU's device shape,
 //                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
 //
-// Everything but --skip and --table runs in a child process that this one supervises: when
+// Everything but --skip and the commands runs in a child process that this one supervises: when
 // the child ends without recording a verdict (a signal, the watchdog's or the emulator's
 // exit, CTest's time limit coming near), the parent records one from how it ended, so the
 // table says "crash: n = 2049" or "time limit: n = 5" rather than nothing. The parent never
@@ -40,6 +43,7 @@
 
 #include "../tests/count_dump.hpp"
 #include "catalog.hpp"
+#include "commands.hpp"
 #include "device.hpp"
 #include "faults.hpp"
 #include "inputs.hpp"
@@ -166,6 +170,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   if (!mode.empty()) {
     if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
+    if (mode[0] == "--device-figures") return record_device_figures();
     return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
@@ -314,6 +319,7 @@ int supervise(int lab, const std::function<int()>& test) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int code = run_command(argc, argv); code >= 0) return code;
   std::vector<char*> rest = {argv[0]};
   bool needs_gpu = false, sanitize = false;
   std::string skip_reason;
@@ -330,10 +336,12 @@ int main(int argc, char** argv) {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
       skip_reason = argv[++i];
-    } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--table") && i + 2 < argc) {
+    } else if ((arg == "--compare-counts" || arg == "--profile") && i + 2 < argc) {
       take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
       take(i, 1);
+    } else if (arg == "--device-figures") {
+      take(i, 0);
     } else {
       rest.push_back(argv[i]);
     }
@@ -344,7 +352,6 @@ int main(int argc, char** argv) {
     record_current(skip("skipped", skip_reason));
     return kSkipped;
   }
-  if (!mode.empty() && mode[0] == "--table") return print_table(mode[1], mode[2]) ? 0 : 1;
   auto test = [&] { return run_test(current_lab, needs_gpu, sanitize, mode, rest); };
   if (const char* supervised = std::getenv("REDUCE_LAB_SUPERVISED"); supervised && *supervised) return test();
   return supervise(current_lab, test);
