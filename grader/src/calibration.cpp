@@ -124,18 +124,19 @@ nlohmann::json calibrate(const std::string& rounds_dir, double margin, const std
 
 std::string calibration_table(const nlohmann::json& calibration) {
   std::ostringstream out;
-  out << "\nCalibration on " << calibration.value("device", std::string("this GPU")) << ": "
-      << calibration["rounds"].get<int>() << " rounds of the reference solutions' speed tests\n";
+  const int rounds = calibration["rounds"].get<int>();
+  out << "\nCalibration on " << calibration.value("device", std::string("this GPU")) << ": " << rounds
+      << (rounds == 1 ? " round" : " rounds") << " of the reference solutions' speed tests\n";
   char line[200];
-  std::snprintf(line, sizeof line, "%-17s %-28s %8s %8s %8s %8s %10s\n", "lab", "ratio", "min", "median", "max", "in use",
+  std::snprintf(line, sizeof line, "%-17s %-34s %8s %8s %8s %8s %10s\n", "lab", "ratio", "min", "median", "max", "in use",
                 "suggested");
   out << line;
   auto row = [&](const std::string& title, const std::string& what, const nlohmann::json& values, const nlohmann::json& in_use,
                  const nlohmann::json& suggestion) {
     if (!values.is_object()) {
-      std::snprintf(line, sizeof line, "%-17s %-28s %8s (never timed: see the rounds' output)\n", title.c_str(), what.c_str(), "-");
+      std::snprintf(line, sizeof line, "%-17s %-34s %8s (never timed: see the rounds' output)\n", title.c_str(), what.c_str(), "-");
     } else {
-      std::snprintf(line, sizeof line, "%-17s %-28s %8.3f %8.3f %8.3f %8s %10s\n", title.c_str(), what.c_str(),
+      std::snprintf(line, sizeof line, "%-17s %-34s %8.3f %8.3f %8.3f %8s %10s\n", title.c_str(), what.c_str(),
                     values["min"].get<double>(), values["median"].get<double>(), values["max"].get<double>(),
                     in_use.is_number() ? format("%.2f", in_use.get<double>()).c_str() : "-",
                     suggestion.is_number() ? format("%.2f", suggestion.get<double>()).c_str() : "-");
@@ -154,7 +155,7 @@ std::string calibration_table(const nlohmann::json& calibration) {
   }
   auto gbs = [&](const char* name, const nlohmann::json& values) {
     if (!values.is_object()) return;
-    std::snprintf(line, sizeof line, "%-17s %-28s %8.0f %8.0f %8.0f\n", name, "GB/s", values["min"].get<double>(),
+    std::snprintf(line, sizeof line, "%-17s %-34s %8.0f %8.0f %8.0f\n", name, "GB/s", values["min"].get<double>(),
                   values["median"].get<double>(), values["max"].get<double>());
     out << line;
   };
@@ -169,7 +170,8 @@ std::string thresholds_cache(const nlohmann::json& calibration) {
   std::ostringstream out;
   out << "# reduction-labs speed thresholds, calibrated by ./lab calibrate on "
       << calibration.value("device", std::string("an unnamed GPU")) << ":\n"
-      << "# " << calibration["rounds"].get<int>() << " rounds of the reference solutions' speed tests, kit "
+      << "# " << calibration["rounds"].get<int>() << (calibration["rounds"] == 1 ? " round" : " rounds")
+      << " of the reference solutions' speed tests, kit "
       << calibration.value("kit_version", std::string("unknown")) << ", " << calibration.value("created", std::string()) << ".\n"
       << "# Each minimum is the lowest value measured x " << format("%.2f", calibration["margin"].get<double>())
       << ", rounded down to 0.01 (lab 7's ratio at most 1.00).\n"
