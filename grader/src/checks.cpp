@@ -41,6 +41,17 @@ std::string format(const char* pattern, double value) {
 
 std::string value_text(double value) { return format("%.9g", value); }
 
+// The counters of one run, by kind, as report.json lists them.
+nlohmann::json counts_json(const Counters& c) {
+  auto kinds = [](const unsigned long long (&values)[kAccessKinds]) {
+    return nlohmann::json{{"load", values[0]}, {"store", values[1]}, {"atomic", values[2]}};
+  };
+  return {{"requests", kinds(c.requests)},         {"sectors", kinds(c.sectors)},
+          {"instructions", kinds(c.instructions)}, {"active_lanes", kinds(c.active_lanes)},
+          {"bytes", kinds(c.bytes)},               {"barrier_warps", c.barrier_warps},
+          {"simd_efficiency", simd_efficiency(c)}};
+}
+
 // The closing lines of every failure: the idea the failure points to, and the page.
 std::string doc_line(int lab, const std::string& hint) {
   return "Revisit: " + (hint.empty() ? std::string(idea_to_revisit(lab)) : hint) + "\nRead: " + lab_info(lab).doc;
@@ -275,6 +286,24 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   }
   if (todo) return not_implemented(lab, plan.origin);
 
+  nlohmann::json figures = {
+      {"cases_run", cases},
+      {"cases_planned", case_count(plan)},
+      {"cases_wrong", wrong.size()},
+      {"sizes", plan.sizes},
+      {"special_sizes", plan.special_sizes},
+      {"thresholds", {{"tolerance", "2 x ceil(log2 n) x eps(type) x sum|x|; exact where no order of additions rounds"},
+                      {"stop_after_wrong", plan.stop_after_wrong}}}};
+  for (DType dtype : plan.dtypes) figures["dtypes"].push_back(dtype_name(dtype));
+  for (Op op : plan.ops) figures["ops"].push_back(op_name(op));
+  for (std::size_t i = 0; i < wrong.size() && i < 8; ++i) {
+    const WrongCase& w = wrong[i];
+    figures["wrong"].push_back({{"case", w.what.n ? w.what.where() : w.what.label},
+                                {"result", w.text},
+                                {"race", w.race.empty() ? nlohmann::json() : nlohmann::json(w.race)}});
+  }
+  if (fault) figures["fault"] = {{"kind", fault_name(fault->fault.kind)}, {"case", fault->what.where()}};
+
   const std::string replay = "Inputs: " + seed_note() + ".\nReplay: " + replay_command(lab) + "\n";
   auto listed = [&](std::size_t limit) {
     std::string lines;
@@ -292,13 +321,14 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     if (!wrong.empty())
       message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
     message << replay << doc_line(lab, fault_hint(kind));
-    return fail(fault_summary(fault->fault, fault->what.label), message.str());
+    return fail(fault_summary(fault->fault, fault->what.label), message.str(), figures);
   }
   if (!grader_error.empty())
-    return fail("grader error", "the grader could not run " + lab_title(lab) + ": " + grader_error);
+    return fail("grader error", "the grader could not run " + lab_title(lab) + ": " + grader_error, figures);
   if (wrong.empty())
-    return pass(std::to_string(cases) + " cases ok", lab_title(lab) + ": all " + std::to_string(cases) +
-                                                         " inputs reduced correctly (" + seed_note() + ").");
+    return pass(std::to_string(cases) + " cases ok",
+                lab_title(lab) + ": all " + std::to_string(cases) + " inputs reduced correctly (" + seed_note() + ").",
+                figures);
 
   const auto race = std::find_if(wrong.begin(), wrong.end(), [](const WrongCase& w) { return !w.race.empty(); });
   std::ostringstream message;
@@ -320,7 +350,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
   message << replay << doc_line(lab, hint);
-  return fail(summary, message.str());
+  return fail(summary, message.str(), figures);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -370,6 +400,10 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 
   std::ostringstream figures, problems;
   std::string summary;
+  nlohmann::json measured = {
+      {"sizes", nlohmann::json::array()},
+      {"thresholds", {{"rule", std::string("equal to the model of ") + lab_info(lab).figure + " in every graded count"}}}};
+  for (const CountLine& line : kGradedCounts) measured["thresholds"]["graded_counts"].push_back(line.what);
   try {
     LabRunner runner(loaded.info, DType::f32, Op::sum);
     for (std::size_t n : sizes) {
@@ -384,6 +418,11 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
         if (line.get(got) != line.get(expected))
           mismatch += "    " + std::string(line.what) + ": " + std::to_string(line.get(got)) + ", the book's kernel " +
                       std::to_string(line.get(expected)) + "\n";
+      measured["sizes"].push_back({{"n", n},
+                                   {"blocks", outcome.launches.blocks},
+                                   {"measured", counts_json(got)},
+                                   {"book", counts_json(expected)},
+                                   {"equal", mismatch.empty()}});
       if (n == 256 || n == 2048) {
         figures << "  n = " << n << ": " << describe_requests(got) << " requests (the book's kernel: "
                 << describe_requests(expected) << "), SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(got))
@@ -402,11 +441,12 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
   const std::string p = problems.str();
   if (p.empty())
     return pass(summary, lab_title(lab) + " issues exactly the global-memory requests of " + lab_info(lab).figure +
-                             " at every size:\n" + figures.str());
+                             " at every size:\n" + figures.str(), measured);
   return fail(summary.empty() ? "counts differ" : summary + " (differs)",
               lab_title(lab) + " does not access global memory the way " + lab_info(lab).figure +
                   " does. Counted per warp instruction (a request is one 128-byte segment):\n" + p +
-                  "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab));
+                  "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab),
+              measured);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -464,6 +504,15 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   std::optional<TrafficProblem> first_problem;
   std::string first_label;
   int cases = 0;
+  nlohmann::json measured = {{"cases", nlohmann::json::array()},
+                             {"thresholds",
+                              {{"bytes_loaded", "n x sizeof(T), exactly"},
+                               {"load_sectors", "at most ceil(bytes / 32) + seam_sectors_per_launch per launch"},
+                               {"seam_sectors_per_launch", plan.seam_sectors_per_launch},
+                               {"stores", 0},
+                               {"atomics", plan.elements_per_block ? "ceil(n / elements_per_block)" : "one per block launched"},
+                               {"elements_per_block", plan.elements_per_block},
+                               {"max_barriers_per_block", plan.max_barriers_per_block}}}};
   try {
     for (DType dtype : plan.dtypes) {
       for (Op op : plan.ops) {
@@ -528,6 +577,21 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (plan.max_barriers_per_block && barriers > plan.max_barriers_per_block)
             found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
                                                 std::to_string(plan.max_barriers_per_block));
+          nlohmann::json counted = counts_json(c);
+          counted["barriers_per_block"] = barriers;
+          measured["cases"].push_back(
+              {{"dtype", dtype_name(dtype)},
+               {"op", op_name(op)},
+               {"n", n},
+               {"launches", {{"launches", outcome.launches.launches},
+                             {"blocks", outcome.launches.blocks},
+                             {"warps", outcome.launches.warps}}},
+               {"measured", counted},
+               {"expected", {{"bytes_loaded", bytes},
+                             {"max_load_sectors", allowed_sectors},
+                             {"atomics", atomics},
+                             {"max_barriers_per_block", plan.max_barriers_per_block}}},
+               {"ok", wrong.empty()}});
           if (!wrong.empty() && problems.tellp() < 2000)
             problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", n = " << n << ":\n" << wrong;
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
@@ -544,10 +608,11 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   }
   if (!first_problem)
     return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
-                             std::to_string(cases) + " cases:\n" + figures.str());
+                             std::to_string(cases) + " cases:\n" + figures.str(), measured);
   return fail(std::string(traffic_summary(*first_problem)) + ": " + first_label,
               lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
-                  doc_line(lab, traffic_hint(*first_problem, plan, lab)));
+                  doc_line(lab, traffic_hint(*first_problem, plan, lab)),
+              measured);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -575,6 +640,11 @@ std::size_t benchmark_size(std::size_t bytes_per_element, double copies) {
 double minimum_speedup() {
   const char* text = std::getenv("REDUCE_LAB_MIN_SPEEDUP");
   return text && *text ? std::atof(text) : 1.0;
+}
+
+double minimum_bandwidth_fraction() {
+  const char* text = std::getenv("REDUCE_LAB_MIN_BANDWIDTH");
+  return text && *text ? std::atof(text) : 0.75;
 }
 
 struct TimedInputs {
@@ -660,21 +730,31 @@ class TimedLab {
 
 }  // namespace
 
+std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
+
 Verdict check_speedup(int lab) {
   const double required = minimum_speedup();
+  const double required_fraction = minimum_bandwidth_fraction();
+  // The thresholds go with every verdict, timed or not, so report.json always says what was asked.
+  nlohmann::json figures = {{"thresholds", {{"min_speedup", required}}}};
+  if (lab == 7) figures["thresholds"]["min_bandwidth_fraction"] = required_fraction;
+  auto failed = [&figures](const std::string& summary, const std::string& message) {
+    return fail(summary, message, figures);
+  };
   const LoadedLab loaded = load_lab(lab, Flavor::plain);
-  if (!loaded) return not_loadable(lab, loaded);
+  if (!loaded) return fail(not_loadable(lab, loaded).summary, loaded.problem, figures);
   LoadedLab baseline;
   if (lab > 1) {
     baseline = load_lab(lab - 1, Flavor::plain);
     if (!baseline)
-      return fail("baseline lab " + std::to_string(lab - 1) + " missing",
-                  "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) +
-                      ", which cannot be run yet:\n" + baseline.problem);
+      return failed("baseline lab " + std::to_string(lab - 1) + " missing",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) +
+                        ", which cannot be run yet:\n" + baseline.problem);
   }
   std::size_t n = 0;
   try {
     n = benchmark_size(4, kBenchmarkCopies);
+    figures["n"] = n;
     TimedInputs inputs;
     for (int k = 0; k < kTimedInputs; ++k) {
       // Values in [-1, 1) from a different seed each. Not an offset range: an all-positive
@@ -700,11 +780,11 @@ Verdict check_speedup(int lab) {
       return cmp.ok ? std::string() : lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + cmp.text;
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
-      return fail("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
-                                         doc_line(lab));
+      return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
+                                           doc_line(lab));
     if (lab > 1)
       if (std::string problem = verify(lab - 1, baseline.info); !problem.empty())
-        return fail("baseline lab " + std::to_string(lab - 1) + " not correct",
+        return failed("baseline lab " + std::to_string(lab - 1) + " not correct",
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) + ", but " +
                         problem + ".\nFinish lab " + std::to_string(lab - 1) + " first (" + lab_info(lab - 1).doc + ").");
 
@@ -747,12 +827,21 @@ Verdict check_speedup(int lab) {
           "every sample's sum differs, and its output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
           "caches or skips work between calls, or from a race: every call must do the whole reduction.\n" +
           doc_line(culprit, kTimedHint);
-      return fail(baseline_wrong ? "baseline lab " + std::to_string(lab - 1) + " timed result wrong"
-                                 : "timed result wrong",
-                  message);
+      return failed(baseline_wrong ? "baseline lab " + std::to_string(lab - 1) + " timed result wrong"
+                                   : "timed result wrong",
+                    message);
     }
     const double speedup = duel.a_median / duel.b_median;
     const DeviceFacts facts = device_facts();
+    // Effective bandwidth: the bytes of the input over the time of the whole reduction.
+    const std::size_t bytes = 4 * n;
+    figures["device"] = facts.name;
+    figures["lab"] = sample_figures(duel.b_ms, bytes);
+    figures["baseline"] = sample_figures(duel.a_ms, bytes);
+    figures["baseline"]["name"] = base_name;
+    figures["baseline"]["kind"] = lab == 1 ? "cpu" : "lab";
+    if (lab > 1) figures["baseline"]["lab"] = lab - 1;
+    figures["ratio"] = speedup;
     std::ostringstream message;
     message << lab_title(lab) << " on " << facts.name << ", n = " << size_text(n) << " floats, median of "
             << duel.b_ms.size() << " interleaved samples each (every timed result checked):\n"
@@ -762,8 +851,6 @@ Verdict check_speedup(int lab) {
     std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
     bool fast_enough = speedup >= required;
     if (lab == 7) {
-      const char* text = std::getenv("REDUCE_LAB_MIN_BANDWIDTH");
-      const double required_fraction = text && *text ? std::atof(text) : 0.75;
       const double copy = copy_bandwidth(n * 4, sample_count());
       const double achieved = 4.0 * static_cast<double>(n) / (duel.b_median * 1e-3);
       const double fraction = achieved / copy;
@@ -773,16 +860,18 @@ Verdict check_speedup(int lab) {
               << format("%.0f%%", 100 * required_fraction) << "\n";
       summary += " " + format("%.0f%%", 100 * fraction) + " bw";
       fast_enough = fast_enough && fraction >= required_fraction;
+      figures["copy_gbs"] = copy / 1e9;
+      figures["bandwidth_fraction"] = fraction;
     }
-    if (fast_enough) return pass(summary, message.str());
+    if (fast_enough) return pass(summary, message.str(), figures);
     message << "Your kernel is correct but not yet faster by the factor this lab's idea should give.\n" << doc_line(lab);
-    return fail(summary, message.str());
+    return failed(summary, message.str());
   } catch (const std::exception& e) {
     const Fault fault = classify_fault(e.what());
     const std::string summary =
         fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "n = " + std::to_string(n));
-    return fail(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
-                             doc_line(lab, fault_hint(fault.kind)));
+    return failed(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
+                               doc_line(lab, fault_hint(fault.kind)));
   }
 }
 

@@ -58,6 +58,10 @@ Verdict check_traffic(int lab, const TrafficPlan& plan);
 // contents at the same address, and its result is checked: work cannot be cached or skipped.
 Verdict check_speedup(int lab);
 
+// The number of floats the speed tests time: 2^26, less when the device has too little free
+// memory, or REDUCE_LAB_BENCH_N.
+std::size_t benchmark_floats();
+
 // The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.
 Verdict not_loadable(int lab, const LoadedLab& loaded);
 Verdict not_implemented(int lab, Origin origin);

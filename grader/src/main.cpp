@@ -3,7 +3,10 @@
 //   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
-//   --table DIR NAME   print the grade table of the results in DIR and exit
+//   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
+//                      staircase, Gradescope's results.json) and exit; --calibrate and --bench
+//                      too are commands (commands.hpp), not tests
+//   --device-figures   measure the copy bandwidth and CUB for the staircase (results/device.json)
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
 //   --compare-counts GPU OWN   this backend's counts, dumped with the GPU's device shape,
 //                      against the GPU's dump, line by line
@@ -13,7 +16,7 @@
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp)
 //
-// Everything but --skip, --table and --broken runs in a child process that this one supervises: when
+// Everything but --skip, --broken and the commands runs in a child process that this one supervises: when
 // the child ends without recording a verdict (a signal, the watchdog's or the emulator's
 // exit, CTest's time limit coming near), the parent records one from how it ended, so the
 // table says "crash: n = 2049" or "time limit: n = 5" rather than nothing. The parent never
@@ -44,6 +47,7 @@
 #include "../tests/broken_suite.hpp"
 #include "../tests/count_dump.hpp"
 #include "catalog.hpp"
+#include "commands.hpp"
 #include "device.hpp"
 #include "faults.hpp"
 #include "inputs.hpp"
@@ -170,6 +174,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   if (!mode.empty()) {
     if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
+    if (mode[0] == "--device-figures") return record_device_figures();
     return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
@@ -318,6 +323,7 @@ int supervise(int lab, const std::function<int()>& test) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int code = run_command(argc, argv); code >= 0) return code;
   std::vector<char*> rest = {argv[0]};
   bool needs_gpu = false, sanitize = false;
   std::string skip_reason;
@@ -334,12 +340,14 @@ int main(int argc, char** argv) {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
       skip_reason = argv[++i];
-    } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--table") && i + 2 < argc) {
+    } else if ((arg == "--compare-counts" || arg == "--profile") && i + 2 < argc) {
       take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
       take(i, 1);
     } else if (arg == "--broken") {
       take(i, argc - 1 - i);  // everything after it is the case's
+    } else if (arg == "--device-figures") {
+      take(i, 0);
     } else {
       rest.push_back(argv[i]);
     }
@@ -350,7 +358,6 @@ int main(int argc, char** argv) {
     record_current(skip("skipped", skip_reason));
     return kSkipped;
   }
-  if (!mode.empty() && mode[0] == "--table") return print_table(mode[1], mode[2]) ? 0 : 1;
   // The suite's runner starts each check as its own supervised test process.
   if (!mode.empty() && mode[0] == "--broken")
     return broken::run_case(std::vector<std::string>(mode.begin() + 1, mode.end()));

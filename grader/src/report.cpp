@@ -10,13 +10,30 @@
 #include <regex>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "catalog.hpp"
+#include "inputs.hpp"
 #include "supervision.hpp"
+#include "thread_order.hpp"
 
 namespace reduce_lab::grader {
 
+const char* const kTests[4] = {"correctness", "requests", "speedup", "races"};
+
+const char* status_word(Status status) {
+  return status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL";
+}
+
+const char* built_backend() {
+#if defined(REDUCE_LAB_EMU)
+  return "emu";
+#else
+  return "gpu";
+#endif
+}
+
 namespace {
-const char* const kTests[] = {"correctness", "requests", "speedup", "races"};
 // Widest a cell may grow before it is cut with "~".
 const std::size_t kMaxColumns[] = {56, 40, 30, 26};
 
@@ -26,16 +43,20 @@ std::string one_line(std::string text) {
   return text;
 }
 
-const char* status_word(Status status) {
-  return status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL";
+std::string env_text(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
 }
 
-std::optional<RecordedResult> read_result(const std::string& path) {
-  std::ifstream in(path);
-  RecordedResult result;
-  if (!in || !std::getline(in, result.status)) return std::nullopt;
-  std::getline(in, result.summary);
-  return result;
+// Replaces `path` in one step, so a reader (or a test killed half-way) never leaves half a file.
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temporary);
+    out << text;
+  }
+  std::error_code ignored;
+  std::filesystem::rename(temporary, path, ignored);
 }
 
 // "48 cases ok" -> "48 ok": both backends' counts must fit one cell.
@@ -57,13 +78,55 @@ CurrentTest& current_test() {
 }  // namespace
 
 void record(int lab, const std::string& test, const Verdict& verdict) {
-  const char* dir = std::getenv("REDUCE_LAB_RESULTS_DIR");
+  if (const char* dir = std::getenv("REDUCE_LAB_RESULTS_DIR"); dir && *dir) {
+    std::error_code ignored;
+    std::filesystem::create_directories(dir, ignored);
+    const std::string path = std::string(dir) + "/lab" + std::to_string(lab) + "." + test;
+    nlohmann::json figures = verdict.figures.is_object() ? verdict.figures : nlohmann::json::object();
+    nlohmann::json thresholds = figures.contains("thresholds") ? figures["thresholds"] : nlohmann::json::object();
+    figures.erase("thresholds");
+    nlohmann::json detail = {{"lab", lab},
+                             {"check", test},
+                             {"backend", built_backend()},
+                             {"sources", env_text("REDUCE_LAB_SOURCE_FOLDER", "labs")},
+                             {"status", status_word(verdict.status)},
+                             {"summary", one_line(verdict.summary)},
+                             {"message", verdict.message},
+                             {"figures", figures},
+                             {"thresholds", thresholds}};
+    // A skipped test drew no inputs: its seeds would replay nothing.
+    if (verdict.status != Status::skip) {
+      detail["seeds"] = {{"inputs", std::to_string(process_seed())}};
+      if (thread_order::available()) detail["seeds"]["thread_order"] = thread_order::hex(thread_order::process_seed());
+    }
+    write_file(path + ".json", detail.dump(2) + "\n");
+    write_file(path, std::string(status_word(verdict.status)) + "\n" + one_line(verdict.summary) + "\n" +
+                         verdict.message + "\n");
+  }
   supervision::note_verdict();
-  if (!dir || !*dir) return;
-  std::error_code ignored;
-  std::filesystem::create_directories(dir, ignored);
-  std::ofstream out(std::string(dir) + "/lab" + std::to_string(lab) + "." + test);
-  out << status_word(verdict.status) << "\n" << one_line(verdict.summary) << "\n" << verdict.message << "\n";
+}
+
+std::optional<RecordedResult> read_result(const std::string& path) {
+  RecordedResult result;
+  std::ifstream json_in(path + ".json");
+  if (json_in) {
+    nlohmann::json detail = nlohmann::json::parse(json_in, nullptr, false);
+    if (detail.is_object() && detail.value("status", "") != "") {
+      result.status = detail.value("status", "");
+      result.summary = detail.value("summary", "");
+      result.message = detail.value("message", "");
+      result.detail = std::move(detail);
+      return result;
+    }
+  }
+  std::ifstream in(path);
+  if (!in || !std::getline(in, result.status)) return std::nullopt;
+  std::getline(in, result.summary);
+  std::stringstream rest;
+  rest << in.rdbuf();
+  result.message = rest.str();
+  while (!result.message.empty() && result.message.back() == '\n') result.message.pop_back();
+  return result;
 }
 
 void set_current_test(int lab, const std::string& test) { current_test() = {lab, test}; }
@@ -104,8 +167,8 @@ Verdict unfinished_verdict() {
   return fail("crashed or stopped", "the test process ended before it reported a result");
 }
 
-bool print_table(const std::string& dir, const std::string& backend) {
-  bool all_passed = true;
+std::string table_text(const std::string& dir, const std::string& backend, bool* all_passed) {
+  bool passed = true;
   std::vector<std::pair<int, std::vector<std::string>>> rows;
   std::size_t widths[4];
   for (int t = 0; t < 4; ++t) widths[t] = std::string(kTests[t]).size();
@@ -122,27 +185,39 @@ bool print_table(const std::string& dir, const std::string& backend) {
       }
       lab_seen = true;
       const RecordedResult cell = table_cell(own ? &*own : nullptr, emu ? &*emu : nullptr);
-      if (cell.status == "FAIL") all_passed = false;
+      if (cell.status == "FAIL") passed = false;
       cells[t] = cell.status + " " + cell.summary;
       if (cells[t].size() > kMaxColumns[t]) cells[t] = cells[t].substr(0, kMaxColumns[t] - 1) + "~";
       widths[t] = std::max(widths[t], cells[t].size());
     }
     if (lab_seen) rows.emplace_back(lab, std::move(cells));
   }
-  std::printf("\nreduction-labs grade (%s)\n", backend.c_str());
-  auto print_row = [&](const std::string& title, const std::vector<std::string>& cells) {
-    std::printf("%-17s", title.c_str());
-    for (int t = 0; t < 3; ++t) std::printf(" %-*s", static_cast<int>(widths[t]), cells[t].c_str());
-    std::printf(" %s\n", cells[3].c_str());
+  std::string text = "reduction-labs grade (" + backend + ")\n";
+  auto add_row = [&](const std::string& title, const std::vector<std::string>& cells) {
+    char first[64];
+    std::snprintf(first, sizeof first, "%-17s", title.c_str());
+    std::string line = first;
+    for (int t = 0; t < 3; ++t) line += " " + cells[t] + std::string(widths[t] - std::min(widths[t], cells[t].size()), ' ');
+    text += line + " " + cells[3] + "\n";
   };
-  print_row("lab", {kTests[0], kTests[1], kTests[2], kTests[3]});
-  for (const auto& [lab, cells] : rows) print_row(std::to_string(lab) + " " + lab_info(lab).name, cells);
+  add_row("lab", {kTests[0], kTests[1], kTests[2], kTests[3]});
+  for (const auto& [lab, cells] : rows) add_row(std::to_string(lab) + " " + lab_info(lab).name, cells);
   if (rows.empty()) {
-    std::printf("(no results: no test ran)\n");
-    return false;
+    text += "(no results: no test ran)\n";
+    passed = false;
   }
-  std::printf("\nPASS: done. FAIL: the test's output (above, or ctest --output-on-failure) says what was measured,\n"
-              "what was expected and which docs page to read. SKIP: cannot be graded on this machine.\n");
+  if (all_passed) *all_passed = passed;
+  return text;
+}
+
+bool print_table(const std::string& dir, const std::string& backend) {
+  bool all_passed = false;
+  const std::string text = table_text(dir, backend, &all_passed);
+  std::printf("\n%s", text.c_str());
+  if (text.find("(no results") == std::string::npos)
+    std::printf("\nPASS: done. FAIL: the test's output (above, or ctest --output-on-failure) says what was measured,\n"
+                "what was expected and which docs page to read. SKIP: cannot be graded on this machine.\n");
+  std::fflush(stdout);
   return all_passed;
 }
 

@@ -1,15 +1,20 @@
 // Results of each graded test, kept as small files so ./lab grade can print one table after
-// CTest has run every test in its own process.
+// CTest has run every test in its own process. Each test leaves two files in
+// REDUCE_LAB_RESULTS_DIR: lab<lab>.<test> (the status, the summary on one line, then the
+// message: what the table and simple scripts read) and lab<lab>.<test>.json (the same with the
+// figures, thresholds and seeds, which report.json gathers).
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "verdict.hpp"
 
 namespace reduce_lab::grader {
 
-// Writes REDUCE_LAB_RESULTS_DIR/lab<lab>.<test> (nothing when the variable is unset): the
-// status, the summary on one line, then the whole message.
+// Writes both files of test `test` of lab `lab` (nothing when REDUCE_LAB_RESULTS_DIR is unset).
 void record(int lab, const std::string& test, const Verdict& verdict);
 
 // The graded test this process runs ("lab3 speedup" on the command line), so that code which
@@ -18,11 +23,18 @@ void set_current_test(int lab, const std::string& test);
 // Records `verdict` for the current test; false when there is none.
 bool record_current(const Verdict& verdict);
 
-// One recorded result, as read back from its file.
+// One recorded result, as read back from its files.
 struct RecordedResult {
   std::string status;   // PASS, FAIL or SKIP
   std::string summary;
+  std::string message;
+  // The .json record (figures, thresholds, seeds, backend); null when only the text file exists.
+  nlohmann::json detail;
 };
+
+// The result recorded at `path` (lab3.correctness, or lab3.correctness.emu for the emulator's
+// verdict in a GPU grade): the .json record beside it when there is one, else the text file.
+std::optional<RecordedResult> read_result(const std::string& path);
 
 // The table cell of one test. `emu` is the emulator's result of the same test when a GPU grade
 // also ran it there (recorded as lab<lab>.<test>.emu): the cell then shows both, and passes
@@ -33,8 +45,17 @@ RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
 // failed rather than as not run, until it records its real verdict.
 Verdict unfinished_verdict();
 
-// Prints the table of everything recorded in `dir`; returns true when every lab passed
-// every test that ran. `backend` names what graded ("GPU", "emulator").
+// The four graded tests of every lab, in the table's order.
+extern const char* const kTests[4];
+
+// The table of everything recorded in `dir`, one line per lab that has results. `backend`
+// names what graded ("GPU", "emulator"). `all_passed` (may be null): every lab passed every
+// test that ran, and at least one test ran.
+std::string table_text(const std::string& dir, const std::string& backend, bool* all_passed);
+// Prints table_text() and a key to it; returns all_passed.
 bool print_table(const std::string& dir, const std::string& backend);
+
+// "gpu" or "emu": the backend this grader was built for.
+const char* built_backend();
 
 }  // namespace reduce_lab::grader

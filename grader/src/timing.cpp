@@ -74,6 +74,26 @@ double copy_bandwidth(std::size_t bytes, int samples) {
   return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3);
 }
 
+nlohmann::json sample_figures(const std::vector<double>& ms, double bytes) {
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double middle = median(sorted);
+  auto quartile = [&](double q) {
+    if (sorted.empty()) return 0.0;
+    const double at = q * static_cast<double>(sorted.size() - 1);
+    const std::size_t below = static_cast<std::size_t>(at);
+    const std::size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (at - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+  };
+  return {{"samples", sorted.size()},
+          {"median_ms", middle},
+          {"min_ms", sorted.empty() ? 0.0 : sorted.front()},
+          {"max_ms", sorted.empty() ? 0.0 : sorted.back()},
+          {"q1_ms", quartile(0.25)},
+          {"q3_ms", quartile(0.75)},
+          {"gbs", middle > 0 ? bytes / (middle * 1e-3) / 1e9 : 0.0}};
+}
+
 int sample_count() {
   const char* text = std::getenv("REDUCE_LAB_SAMPLES");
   const int requested = text ? std::atoi(text) : 30;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "device.hpp"
 
 namespace reduce_lab::grader {
@@ -45,6 +47,10 @@ Duel interleave(const Contender& a, const Contender& b, int samples, int warmups
 // Bytes read plus bytes written per second by a device-to-device copy of `bytes`, median
 // of `samples` copies each after an L2 flush: the bandwidth a reduction can hope for.
 double copy_bandwidth(std::size_t bytes, int samples);
+
+// One contender's samples as report.json and bench.json record them: their count, median,
+// min, max, quartiles (q1_ms, q3_ms) and "gbs", `bytes` over the median time.
+nlohmann::json sample_figures(const std::vector<double>& ms, double bytes);
 
 // Samples per contender: REDUCE_LAB_SAMPLES, at least 20 (default 30).
 int sample_count();

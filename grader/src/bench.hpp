@@ -1,0 +1,32 @@
+// Measurements that are not a lab's grade: the device's own figures (copy bandwidth and
+// cub::DeviceReduce::Sum at the speed tests' size, the staircase's reference lines) and
+// ./lab bench's sweep of every lab over sizes. CUB is there only in GPU builds
+// (REDUCE_LAB_HAVE_CUB); on the emulator these run too, which the kit's own tests use to
+// check the files they write, but their times mean nothing there.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace reduce_lab::grader {
+
+// device.json: name, memory, "copy_gbs", and "cub" (sample figures, "ok" when CUB's sum was
+// right) for n floats, `samples` samples each.
+nlohmann::json measure_device(std::size_t n, int samples);
+
+struct BenchPlan {
+  int low_log = 16;   // sizes 2^low_log ... 2^high_log floats
+  int high_log = 28;
+  std::string sources = "solutions";  // what the modules were built from: labs or solutions
+};
+
+// bench.json: for each size that fits in the device's free memory, every lab that is right at
+// the smallest size, CUB and the copy: median time, spread and GB/s. Prints progress.
+nlohmann::json run_bench(const BenchPlan& plan);
+
+// The sweep as two tables (GB/s, then median ms): sizes down, contenders across.
+std::string bench_table(const nlohmann::json& bench);
+
+}  // namespace reduce_lab::grader

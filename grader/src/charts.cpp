@@ -1,0 +1,377 @@
+#include "charts.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <cstdlib>
+#include <sstream>
+
+#include "catalog.hpp"
+
+namespace reduce_lab::grader {
+
+namespace {
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string size_text(std::size_t n) {
+  if (n >= 2 && (n & (n - 1)) == 0) {
+    int log = 0;
+    while ((std::size_t{1} << log) < n) ++log;
+    return "2^" + std::to_string(log);
+  }
+  return std::to_string(n);
+}
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// A round step for axis ticks: 1, 2 or 5 times a power of ten, about `top` / 5.
+double tick_step(double top) {
+  const double rough = std::max(top, 1e-9) / 5;
+  const double power = std::pow(10.0, std::floor(std::log10(rough)));
+  for (double factor : {1.0, 2.0, 5.0, 10.0})
+    if (factor * power >= rough) return factor * power;
+  return 10 * power;
+}
+
+double number_at(const nlohmann::json& value, const char* key) {
+  return value.is_object() && value.contains(key) && value[key].is_number() ? value[key].get<double>() : 0.0;
+}
+
+// The reference solutions' GB/s per lab, and the device they were measured on.
+struct Reference {
+  std::string device;
+  std::string source;
+  std::map<int, double> gbs;
+};
+
+std::optional<Reference> reference_of(const nlohmann::json& data) {
+  if (!data.is_object() || !data.contains("labs") || !data["labs"].is_object()) return std::nullopt;
+  Reference reference;
+  if (data.value("kind", "") == "calibration") {
+    reference.device = data.value("device", "");
+    reference.source = "./lab calibrate, median of " + std::to_string(data.value("rounds", 0)) + " rounds";
+    for (const auto& [lab, entry] : data["labs"].items())
+      if (entry.contains("gbs") && entry["gbs"].is_object()) reference.gbs[std::stoi(lab)] = number_at(entry["gbs"], "median");
+  } else {
+    if (data.value("sources", "") != "solutions") return std::nullopt;
+    reference.source = "a grade of the reference solutions (" + data.value("created", std::string("undated")) + ")";
+    for (const auto& [lab, entry] : data["labs"].items()) {
+      const nlohmann::json& speed = entry["checks"].value("speedup", nlohmann::json::object());
+      const nlohmann::json figures = speed.value("figures", nlohmann::json::object());
+      if (!figures.contains("lab")) continue;
+      reference.gbs[std::stoi(lab)] = number_at(figures["lab"], "gbs");
+      reference.device = figures.value("device", reference.device);
+    }
+  }
+  if (reference.gbs.empty()) return std::nullopt;
+  return reference;
+}
+
+}  // namespace
+
+bool Staircase::drawable() const {
+  return std::any_of(steps.begin(), steps.end(), [](const StaircaseStep& s) { return s.timed; });
+}
+
+bool colour_wanted() {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour && *no_colour) return false;
+  const char* term = std::getenv("TERM");
+  if (term && std::string(term) == "dumb") return false;
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+Staircase staircase_of(const nlohmann::json& report, const nlohmann::json& reference, std::string* note) {
+  Staircase staircase;
+  const nlohmann::json& device = report.value("device", nlohmann::json());
+  if (device.is_object()) {
+    staircase.device = device.value("name", "");
+    staircase.copy_gbs = number_at(device, "copy_gbs");
+    if (device.contains("cub")) staircase.cub_gbs = number_at(device["cub"], "gbs");
+    staircase.n = static_cast<std::size_t>(number_at(device, "n"));
+  }
+  std::vector<int> labs;
+  for (const auto& [lab, entry] : report["labs"].items()) labs.push_back(std::stoi(lab));
+  std::sort(labs.begin(), labs.end());
+  for (int lab : labs) {
+    const nlohmann::json& entry = report["labs"][std::to_string(lab)];
+    StaircaseStep step;
+    step.lab = lab;
+    step.name = entry.value("name", "");
+    const nlohmann::json speed = entry["checks"].value("speedup", nlohmann::json::object());
+    const nlohmann::json figures = speed.value("figures", nlohmann::json::object());
+    step.summary = speed.value("summary", "");
+    step.passed = speed.value("status", "") == "PASS";
+    if (figures.contains("lab") && number_at(figures["lab"], "gbs") > 0) {
+      step.timed = true;
+      step.gbs = number_at(figures["lab"], "gbs");
+      if (staircase.device.empty()) staircase.device = figures.value("device", "");
+      if (staircase.n == 0) staircase.n = static_cast<std::size_t>(number_at(figures, "n"));
+      // Lab 7 measures the copy bandwidth itself; the device test's is preferred when it ran.
+      if (staircase.copy_gbs == 0) staircase.copy_gbs = number_at(figures, "copy_gbs");
+    }
+    staircase.steps.push_back(step);
+  }
+  if (!reference.is_null()) {
+    const std::optional<Reference> known = reference_of(reference);
+    if (!known) {
+      if (note) *note = "the reference file holds no speed figures of the reference solutions";
+    } else if (!known->device.empty() && !staircase.device.empty() && known->device != staircase.device) {
+      if (note) *note = "the reference figures were measured on " + known->device + ", not on " + staircase.device;
+    } else {
+      staircase.reference_note = known->source;
+      for (StaircaseStep& step : staircase.steps)
+        if (const auto it = known->gbs.find(step.lab); it != known->gbs.end() && it->second > 0)
+          step.reference_gbs = it->second;
+    }
+  }
+  return staircase;
+}
+
+std::string staircase_terminal(const Staircase& staircase, bool colour) {
+  constexpr int kWidth = 50;
+  double top = std::max(staircase.copy_gbs, staircase.cub_gbs);
+  for (const StaircaseStep& step : staircase.steps) {
+    top = std::max(top, step.gbs);
+    if (step.reference_gbs) top = std::max(top, *step.reference_gbs);
+  }
+  if (top <= 0) return "";
+  auto columns = [&](double gbs) { return static_cast<int>(std::lround(kWidth * gbs / top)); };
+  const char* reset = colour ? "\033[0m" : "";
+  auto bar = [&](double gbs, const char* paint, char plain, std::optional<double> marker) {
+    const int length = columns(gbs);
+    const int mark = marker ? std::min(columns(*marker), kWidth) : -1;
+    std::string text;
+    for (int i = 0; i < kWidth + 1; ++i) {
+      const bool filled = i < length;
+      if (i == mark) {
+        text += colour ? std::string("\033[1m") + (filled ? paint : "") + "|" + reset : "|";
+      } else if (filled) {
+        text += colour ? std::string(paint) + " " + reset : std::string(1, plain);
+      } else {
+        text += ' ';
+      }
+    }
+    return text;
+  };
+  const double copy = staircase.copy_gbs;
+  auto share = [&](double gbs) { return copy > 0 ? format("%3.0f%% of copy", 100 * gbs / copy) : std::string(); };
+  std::ostringstream out;
+  out << "\nStaircase: GB/s of each lab (4 bytes x n / median time" << (staircase.n ? ", n = " + size_text(staircase.n) + " floats" : "")
+      << (staircase.device.empty() ? "" : ", " + staircase.device) << ")\n";
+  bool any_marker = false;
+  for (const StaircaseStep& step : staircase.steps) {
+    char title[64];
+    std::snprintf(title, sizeof title, "%-17s", (std::to_string(step.lab) + " " + step.name).c_str());
+    out << title;
+    if (!step.timed) {
+      out << "(not timed: " << step.summary << ")\n";
+      continue;
+    }
+    any_marker = any_marker || step.reference_gbs.has_value();
+    out << bar(step.gbs, step.passed ? "\033[42m" : "\033[41m", '#', step.reference_gbs) << format("%6.0f GB/s", step.gbs)
+        << "  " << share(step.gbs) << "\n";
+  }
+  if (staircase.cub_gbs > 0)
+    out << "  CUB            " << bar(staircase.cub_gbs, "\033[44m", '=', std::nullopt)
+        << format("%6.0f GB/s", staircase.cub_gbs) << "  " << share(staircase.cub_gbs) << "  cub::DeviceReduce::Sum\n";
+  if (copy > 0)
+    out << "  copy           " << bar(copy, "\033[47m", '-', std::nullopt) << format("%6.0f GB/s", copy)
+        << "  (bytes read + written by a device-to-device copy)\n";
+  if (any_marker) out << "'|' marks the reference solution's GB/s on this GPU (" << staircase.reference_note << ").\n";
+  return out.str();
+}
+
+std::string staircase_svg(const Staircase& staircase) {
+  constexpr double kWidth = 900, kHeight = 470, kLeft = 80, kRight = 160, kTop = 70, kBottom = 90;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  const double base = kTop + plot_h;
+  double top = std::max(staircase.copy_gbs, staircase.cub_gbs);
+  for (const StaircaseStep& step : staircase.steps) {
+    top = std::max(top, step.gbs);
+    if (step.reference_gbs) top = std::max(top, *step.reference_gbs);
+  }
+  const double step_gbs = tick_step(top > 0 ? top * 1.05 : 1);
+  const double axis_top = std::max(step_gbs, std::ceil(top * 1.05 / step_gbs) * step_gbs);
+  auto y_of = [&](double gbs) { return base - plot_h * gbs / axis_top; };
+  const std::size_t slots = std::max<std::size_t>(staircase.steps.size(), 1);
+  const double slot = plot_w / static_cast<double>(slots);
+  const double bar_w = std::min(56.0, slot * 0.5);
+
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
+      << kWidth << " " << kHeight << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+      << "<title>reduction-labs staircase</title>\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
+  svg << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">GB/s per lab"
+      << escaped(staircase.device.empty() ? "" : " on " + staircase.device) << "</text>\n"
+      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">4 bytes x n / median time of the whole reduction"
+      << (staircase.n ? ", n = " + size_text(staircase.n) + " floats" : "") << "</text>\n";
+  // Axis and grid.
+  for (double tick = 0; tick <= axis_top + 1e-9; tick += step_gbs) {
+    const double y = y_of(tick);
+    svg << "<line class=\"grid\" x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << y << "\" y2=\"" << y
+        << "\" stroke=\"#e3e3e3\"/>\n"
+        << "<text x=\"" << kLeft - 8 << "\" y=\"" << y + 4 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#444\">"
+        << format("%.0f", tick) << "</text>\n";
+  }
+  svg << "<text x=\"22\" y=\"" << kTop + plot_h / 2 << "\" font-size=\"12\" fill=\"#444\" text-anchor=\"middle\" "
+      << "transform=\"rotate(-90 22 " << kTop + plot_h / 2 << ")\">GB/s</text>\n"
+      << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << base << "\" y2=\"" << base
+      << "\" stroke=\"#333\"/>\n";
+  // Bars, reference outlines and labels.
+  for (std::size_t i = 0; i < staircase.steps.size(); ++i) {
+    const StaircaseStep& step = staircase.steps[i];
+    const double centre = kLeft + slot * (static_cast<double>(i) + 0.5);
+    if (step.reference_gbs) {
+      const double y = y_of(*step.reference_gbs);
+      svg << "<rect class=\"reference\" data-lab=\"" << step.lab << "\" x=\"" << centre - bar_w * 0.65 << "\" y=\"" << y
+          << "\" width=\"" << bar_w * 1.3 << "\" height=\"" << base - y
+          << "\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n";
+    }
+    if (step.timed) {
+      const double y = y_of(step.gbs);
+      svg << "<rect class=\"bar\" data-lab=\"" << step.lab << "\" x=\"" << centre - bar_w / 2 << "\" y=\"" << y
+          << "\" width=\"" << bar_w << "\" height=\"" << std::max(base - y, 1.0) << "\" fill=\""
+          << (step.passed ? "#2e7d32" : "#c62828") << "\"><title>" << escaped(lab_title(step.lab)) << ": "
+          << format("%.0f GB/s", step.gbs) << " (" << escaped(step.summary) << ")</title></rect>\n"
+          << "<text class=\"value\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << y - 6
+          << "\" font-size=\"11\" text-anchor=\"middle\">" << format("%.0f", step.gbs) << "</text>\n";
+    } else {
+      svg << "<text class=\"untimed\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << base - 8
+          << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#777\">not timed</text>\n";
+    }
+    svg << "<text class=\"label\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << base + 20
+        << "\" font-size=\"13\" text-anchor=\"middle\">lab " << step.lab << "</text>\n"
+        << "<text class=\"label-name\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << base + 37
+        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">" << escaped(step.name) << "</text>\n";
+  }
+  // Reference lines, with their labels in the right margin kept apart.
+  struct Line {
+    const char* cls;
+    const char* colour;
+    const char* dash;
+    std::string label;
+    double y;
+  };
+  std::vector<Line> lines;
+  if (staircase.copy_gbs > 0)
+    lines.push_back({"copy", "#111111", "", "copy " + format("%.0f GB/s", staircase.copy_gbs), y_of(staircase.copy_gbs)});
+  if (staircase.cub_gbs > 0)
+    lines.push_back({"cub", "#1565c0", "6 4", "CUB " + format("%.0f GB/s", staircase.cub_gbs), y_of(staircase.cub_gbs)});
+  std::sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.y < b.y; });
+  double last_label = -1e9;
+  for (Line& line : lines) {
+    svg << "<line class=\"" << line.cls << "\" x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << line.y
+        << "\" y2=\"" << line.y << "\" stroke=\"" << line.colour << "\" stroke-width=\"2\""
+        << (*line.dash ? std::string(" stroke-dasharray=\"") + line.dash + "\"" : std::string()) << "/>\n";
+    const double label_y = std::max(line.y + 4, last_label + 15);
+    last_label = label_y;
+    svg << "<text class=\"" << line.cls << "-label\" x=\"" << kLeft + plot_w + 8 << "\" y=\"" << label_y
+        << "\" font-size=\"12\" fill=\"" << line.colour << "\">" << escaped(line.label) << "</text>\n";
+  }
+  // Key.
+  const double key_y = kHeight - 22;
+  svg << "<rect x=\"" << kLeft << "\" y=\"" << key_y - 10 << "\" width=\"12\" height=\"12\" fill=\"#2e7d32\"/>"
+      << "<text x=\"" << kLeft + 18 << "\" y=\"" << key_y << "\" font-size=\"11\">speed test passed</text>\n"
+      << "<rect x=\"" << kLeft + 140 << "\" y=\"" << key_y - 10 << "\" width=\"12\" height=\"12\" fill=\"#c62828\"/>"
+      << "<text x=\"" << kLeft + 158 << "\" y=\"" << key_y << "\" font-size=\"11\">speed test failed</text>\n";
+  if (!staircase.reference_note.empty())
+    svg << "<rect x=\"" << kLeft + 280 << "\" y=\"" << key_y - 10
+        << "\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"3 2\"/>"
+        << "<text x=\"" << kLeft + 298 << "\" y=\"" << key_y << "\" font-size=\"11\">reference solution ("
+        << escaped(staircase.reference_note) << ")</text>\n";
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+std::string bench_svg(const nlohmann::json& bench) {
+  constexpr double kWidth = 960, kHeight = 520, kLeft = 80, kRight = 230, kTop = 70, kBottom = 60;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  const double base = kTop + plot_h;
+  int low = 64, high = 0;
+  double top = 0;
+  for (const nlohmann::json& series : bench["series"])
+    for (const nlohmann::json& point : series["points"]) {
+      const int log = static_cast<int>(std::lround(std::log2(point["n"].get<double>())));
+      low = std::min(low, log);
+      high = std::max(high, log);
+      top = std::max(top, number_at(point, "gbs"));
+    }
+  if (high < low) low = high = 0;
+  if (high == low) high = low + 1;
+  const double step_gbs = tick_step(top > 0 ? top * 1.05 : 1);
+  const double axis_top = std::max(step_gbs, std::ceil(top * 1.05 / step_gbs) * step_gbs);
+  auto x_of = [&](double n) { return kLeft + plot_w * (std::log2(n) - low) / (high - low); };
+  auto y_of = [&](double gbs) { return base - plot_h * gbs / axis_top; };
+  static const char* const kPalette[] = {"#8e24aa", "#d81b60", "#f4511e", "#f9a825", "#7cb342",
+                                         "#00897b", "#2e7d32", "#6d4c41", "#546e7a"};
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
+      << kWidth << " " << kHeight << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+      << "<title>reduction-labs bench</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+      << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">GB/s against n"
+      << escaped(bench.value("device", "").empty() ? "" : " on " + bench.value("device", "")) << "</text>\n"
+      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">" << escaped(bench.value("sources", ""))
+      << ": 4 bytes x n / median time of " << bench.value("samples", 0) << " samples</text>\n";
+  for (double tick = 0; tick <= axis_top + 1e-9; tick += step_gbs)
+    svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << y_of(tick) << "\" y2=\"" << y_of(tick)
+        << "\" stroke=\"#e3e3e3\"/><text x=\"" << kLeft - 8 << "\" y=\"" << y_of(tick) + 4
+        << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#444\">" << format("%.0f", tick) << "</text>\n";
+  for (int log = low; log <= high; ++log)
+    svg << "<text x=\"" << x_of(std::ldexp(1.0, log)) << "\" y=\"" << base + 18
+        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">2^" << log << "</text>\n";
+  svg << "<text x=\"" << kLeft + plot_w / 2 << "\" y=\"" << base + 40
+      << "\" font-size=\"12\" text-anchor=\"middle\" fill=\"#444\">n (floats)</text>\n"
+      << "<text x=\"22\" y=\"" << kTop + plot_h / 2 << "\" font-size=\"12\" fill=\"#444\" text-anchor=\"middle\" "
+      << "transform=\"rotate(-90 22 " << kTop + plot_h / 2 << ")\">GB/s</text>\n"
+      << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << base << "\" y2=\"" << base
+      << "\" stroke=\"#333\"/>\n";
+  int index = 0, key = 0;
+  for (const nlohmann::json& series : bench["series"]) {
+    const std::string kind = series.value("kind", "lab");
+    const std::string colour = kind == "copy" ? "#111111" : kind == "cub" ? "#1565c0" : kPalette[index++ % 9];
+    const std::string dash = kind == "copy" ? "6 4" : "";
+    std::string points;
+    for (const nlohmann::json& point : series["points"])
+      points += format("%.1f", x_of(point["n"].get<double>())) + "," + format("%.1f", y_of(number_at(point, "gbs"))) + " ";
+    const std::string name = series.value("name", "");
+    svg << "<polyline class=\"series\" data-series=\"" << escaped(name) << "\" points=\"" << points
+        << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"" << (kind == "lab" ? 2 : 2.5) << "\""
+        << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>\n";
+    for (const nlohmann::json& point : series["points"])
+      svg << "<circle cx=\"" << format("%.1f", x_of(point["n"].get<double>())) << "\" cy=\""
+          << format("%.1f", y_of(number_at(point, "gbs"))) << "\" r=\"2.5\" fill=\"" << colour << "\"/>\n";
+    const double key_y = kTop + 16.0 * key++;
+    svg << "<line x1=\"" << kLeft + plot_w + 14 << "\" x2=\"" << kLeft + plot_w + 36 << "\" y1=\"" << key_y - 4
+        << "\" y2=\"" << key_y - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\""
+        << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/><text x=\"" << kLeft + plot_w + 42
+        << "\" y=\"" << key_y << "\" font-size=\"11\">" << escaped(name) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace reduce_lab::grader
