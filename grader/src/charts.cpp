@@ -158,19 +158,27 @@ std::string staircase_terminal(const Staircase& staircase, bool colour) {
   if (top <= 0) return "";
   auto columns = [&](double gbs) { return static_cast<int>(std::lround(kWidth * gbs / top)); };
   const char* reset = colour ? "\033[0m" : "";
+  // A bar of kWidth + 1 cells: filled up to the value, '|' at the marker. In colour, each run of
+  // cells gets one escape sequence, not one per cell.
   auto bar = [&](double gbs, const char* paint, char plain, std::optional<double> marker) {
     const int length = columns(gbs);
     const int mark = marker ? std::min(columns(*marker), kWidth) : -1;
     std::string text;
-    for (int i = 0; i < kWidth + 1; ++i) {
-      const bool filled = i < length;
+    for (int i = 0; i <= kWidth;) {
       if (i == mark) {
-        text += colour ? std::string("\033[1m") + (filled ? paint : "") + "|" + reset : "|";
-      } else if (filled) {
-        text += colour ? std::string(paint) + " " + reset : std::string(1, plain);
-      } else {
-        text += ' ';
+        text += colour ? std::string("\033[1m") + (i < length ? paint : "") + "|" + reset : "|";
+        ++i;
+        continue;
       }
+      const bool filled = i < length;
+      int end = i;
+      while (end <= kWidth && end != mark && (end < length) == filled) ++end;
+      const int run = end - i;
+      if (filled)
+        text += colour ? std::string(paint) + std::string(run, ' ') + reset : std::string(run, plain);
+      else
+        text += std::string(run, ' ');
+      i = end;
     }
     return text;
   };

@@ -2,6 +2,7 @@
 // crashes or hangs fails only its own test. Before Catch2 sees the arguments:
 //   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
+//   --needs-chromium   exit 77 when no headless Chromium can render the staircase's SVG
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
 //                      staircase, Gradescope's results.json) and exit; --calibrate and --bench
@@ -46,6 +47,7 @@
 
 #include "../tests/broken_suite.hpp"
 #include "../tests/count_dump.hpp"
+#include "../tests/kit.hpp"
 #include "catalog.hpp"
 #include "commands.hpp"
 #include "device.hpp"
@@ -325,7 +327,7 @@ int supervise(int lab, const std::function<int()>& test) {
 int main(int argc, char** argv) {
   if (const int code = run_command(argc, argv); code >= 0) return code;
   std::vector<char*> rest = {argv[0]};
-  bool needs_gpu = false, sanitize = false;
+  bool needs_gpu = false, sanitize = false, needs_chromium = false;
   std::string skip_reason;
   std::vector<std::string> mode;  // a non-test mode and its arguments
   auto take = [&](int& i, int count) {
@@ -336,6 +338,8 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--needs-gpu") {
       needs_gpu = true;
+    } else if (arg == "--needs-chromium") {
+      needs_chromium = true;
     } else if (arg == "--sanitize") {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
@@ -353,6 +357,9 @@ int main(int argc, char** argv) {
     }
   }
   const int current_lab = find_current_test(rest);
+  if (needs_chromium && find_chromium().empty())
+    skip_reason = "headless Chromium was not found (Debian and Ubuntu: apt-get install chromium; or set "
+                  "REDUCE_LAB_CHROMIUM to a Chrome or Chromium binary), so the staircase SVG was not rendered";
   if (!skip_reason.empty()) {
     std::printf("SKIPPED: %s\n", skip_reason.c_str());
     record_current(skip("skipped", skip_reason));

@@ -1,6 +1,10 @@
 #include "kit.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 #include "report.hpp"
 
@@ -86,6 +90,26 @@ CorrectnessPlan races_plan(int lab) {
     plan.ops = kAllOps;
   }
   return plan;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("reduce_lab_" + name + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string find_chromium() {
+  if (const char* chosen = std::getenv("REDUCE_LAB_CHROMIUM"); chosen && *chosen)
+    return access(chosen, X_OK) == 0 ? chosen : "";
+  const char* path = std::getenv("PATH");
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
+    std::istringstream folders(path ? path : "");
+    std::string folder;
+    while (std::getline(folders, folder, ':'))
+      if (!folder.empty() && access((folder + "/" + name).c_str(), X_OK) == 0) return folder + "/" + name;
+  }
+  return "";
 }
 
 }  // namespace reduce_lab::grader

@@ -4,6 +4,9 @@
 // checks every figure the docs state about them) all read these objects.
 #pragma once
 
+#include <filesystem>
+#include <string>
+
 #include "catch.hpp"
 #include "checks.hpp"
 
@@ -30,5 +33,12 @@ TrafficPlan traffic_plan(int lab);               // labs 4-7
 // What the races test runs under compute-sanitizer: sizes of one and many blocks, and for
 // labs 4-7 small odd ones, where a read past n is past the end of the allocation.
 CorrectnessPlan races_plan(int lab);
+
+// A new, empty folder under the system's temporary folder, named for `name` and this process.
+std::filesystem::path fresh_dir(const std::string& name);
+
+// The headless browser the staircase test renders SVG in: REDUCE_LAB_CHROMIUM, else chromium,
+// chromium-browser or google-chrome on the PATH; empty when there is none.
+std::string find_chromium();
 
 }  // namespace reduce_lab::grader

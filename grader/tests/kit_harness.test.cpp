@@ -27,13 +27,6 @@ HostArray array_of(std::initializer_list<T> values, DType dtype) {
   std::memcpy(a.data(), values.begin(), a.bytes.size());
   return a;
 }
-
-std::filesystem::path fresh_dir(const char* name) {
-  auto dir = std::filesystem::temp_directory_path() / (std::string("reduce_lab_") + name + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 }  // namespace
 
 TEST_CASE("kit harness") {

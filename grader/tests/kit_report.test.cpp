@@ -1,0 +1,349 @@
+// report.json, Gradescope's results.json and the staircase, built from records that the real
+// checks write: correctness, requests and speed of the reference solutions, measured here
+// (on the emulator the times mean nothing, but every figure is there and must add up). The
+// report's fields must be exactly those docs/grading.md documents, and every score must follow
+// the table's cell.
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "bench.hpp"
+#include "charts.hpp"
+#include "commands.hpp"
+#include "grade_report.hpp"
+#include "kit.hpp"
+#include "report.hpp"
+#include "timing.hpp"
+
+using namespace reduce_lab;
+using namespace reduce_lab::grader;
+
+namespace {
+
+std::string root() {
+  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
+  return dir ? dir : ".";
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The paths of a report as docs/grading.md names them: labs.<lab>.checks.<check>.status, but
+// figures and thresholds under the check's own name (races and correctness.emu hold the
+// correctness figures). Counter objects, CUB's figures and the emulator's own entry are not
+// descended into: the page describes them as a whole.
+void walk(const nlohmann::json& value, std::vector<std::string> parts, std::set<std::string>& paths) {
+  auto path_of = [](std::vector<std::string> p) {
+    if (p.size() >= 2 && p[0] == "labs") p[1] = "<lab>";
+    if (p.size() >= 2 && p[0] == "seeds") p[1] = "<test>";
+    if (p.size() >= 4 && p[0] == "labs" && p[2] == "checks") {
+      const bool own_figures = p.size() >= 6 && (p[4] == "figures" || p[4] == "thresholds");
+      if (!own_figures)
+        p[3] = "<check>";
+      else if (p[3] == "races" || p[3] == "correctness.emu")
+        p[3] = "correctness";
+    }
+    std::string text;
+    for (const std::string& part : p) text += (text.empty() || part == "[]" ? "" : ".") + part;
+    return text;
+  };
+  static const std::set<std::string> opaque = {"measured", "book", "expected", "launches", "emu", "cub"};
+  if (!parts.empty() && opaque.count(parts.back())) {
+    paths.insert(path_of(parts));
+    return;
+  }
+  if (value.is_object() && !value.empty()) {
+    for (const auto& [key, child] : value.items()) {
+      std::vector<std::string> next = parts;
+      next.push_back(key);
+      walk(child, next, paths);
+    }
+  } else if (value.is_array() && !value.empty() && value.front().is_object()) {
+    parts.push_back("[]");
+    for (const nlohmann::json& item : value) walk(item, parts, paths);
+  } else {
+    paths.insert(path_of(parts));
+  }
+}
+
+// The field paths in docs/grading.md's report.json tables: every row's first `code`.
+std::set<std::string> documented_paths() {
+  const std::string page = read(root() + "/docs/grading.md");
+  const std::size_t begin = page.find("\n## report.json");
+  if (begin == std::string::npos) return {};
+  const std::size_t end = page.find("\n## ", begin + 1);
+  const std::string section = page.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  std::set<std::string> paths;
+  static const std::regex row(R"(\n\| `([^`]+)` \|)");
+  for (std::sregex_iterator it(section.begin(), section.end(), row), stop; it != stop; ++it) paths.insert((*it)[1]);
+  return paths;
+}
+
+nlohmann::json record_of(const std::filesystem::path& results, const std::string& name) {
+  return read_json((results / (name + ".json")).string());
+}
+
+}  // namespace
+
+TEST_CASE("kit report") {
+  const auto dir = fresh_dir("report");
+  const auto results = dir / "results";
+  setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+  setenv("REDUCE_LAB_BENCH_N", "4096", 1);
+  setenv("REDUCE_LAB_SAMPLES", "20", 1);
+  unsetenv("REDUCE_LAB_MIN_SPEEDUP");
+  unsetenv("REDUCE_LAB_MIN_BANDWIDTH");
+
+  // Real checks, on plans small enough for the emulator.
+  CorrectnessPlan small;
+  small.sizes = powers_of_two(2, 4096);
+  small.special_sizes = {64};
+  small.special_patterns = {Pattern::ones};
+  record(1, "correctness", check_correctness(1, small));
+  record(1, "requests", check_book_requests(1, {256, 2048}));
+  record(1, "races", skip("skipped", "compute-sanitizer needs a GPU"));
+  // Failed correctness records, from solutions written for powers of two given n = 6 and
+  // recorded as other labs': lab 3's tree then leaves two elements out (a wrong result), and
+  // lab 1 reads past the input, which the emulator reports as out of bounds.
+  CorrectnessPlan odd;
+  odd.sizes = {6};
+  record(2, "correctness", check_correctness(3, odd));
+  record(3, "correctness", check_correctness(1, odd));
+  record(2, "speedup", check_speedup(2));
+  TrafficPlan traffic = traffic_plan(4);
+  traffic.sizes = {31, 2049};
+  record(4, "requests", check_traffic(4, traffic));
+  record(7, "speedup", check_speedup(7));
+  write_json((results / "device.json").string(), measure_device(4096, 20));
+
+  {  // the checks record their figures and thresholds
+    const nlohmann::json correctness = record_of(results, "lab1.correctness");
+    CHECK(correctness["status"] == "PASS");
+    CHECK(correctness["figures"]["cases_run"] == correctness["figures"]["cases_planned"]);
+    CHECK(correctness["figures"]["cases_run"] == case_count(small));
+    CHECK(correctness["thresholds"].contains("tolerance"));
+    CHECK(correctness["seeds"]["inputs"] == std::to_string(process_seed()));
+
+    // The book's counts at n = 256 (design §4): 95 loads and 48 stores.
+    const nlohmann::json requests = record_of(results, "lab1.requests");
+    const nlohmann::json& at256 = requests["figures"]["sizes"][0];
+    CHECK(at256["n"] == 256);
+    CHECK(at256["measured"]["requests"]["load"] == 95);
+    CHECK(at256["measured"]["requests"]["store"] == 48);
+    CHECK(at256["measured"] == at256["book"]);
+    CHECK(at256["equal"] == true);
+
+    const nlohmann::json wrong = record_of(results, "lab2.correctness");
+    CHECK(wrong["status"] == "FAIL");
+    REQUIRE(wrong["figures"].contains("wrong"));
+    CHECK(wrong["figures"]["wrong"].size() == 1);
+    CHECK(wrong["figures"]["cases_wrong"] == 1);
+#if defined(REDUCE_LAB_EMU)
+    const nlohmann::json fault = record_of(results, "lab3.correctness");
+    REQUIRE(fault["figures"].contains("fault"));
+    CHECK(fault["figures"]["fault"]["kind"] == "an out-of-bounds access");
+#endif
+
+    // One atomic per 2048 elements: n = 2049 takes two.
+    const nlohmann::json lab4 = record_of(results, "lab4.requests");
+    const nlohmann::json& last = lab4["figures"]["cases"][1];
+    CHECK(last["n"] == 2049);
+    CHECK(last["expected"]["atomics"] == 2);
+    CHECK(last["measured"]["requests"]["atomic"] == 2);
+    CHECK(lab4["thresholds"]["elements_per_block"] == 2048);
+
+    for (const char* name : {"lab2.speedup", "lab7.speedup"}) {
+      INFO(name);
+      const nlohmann::json speed = record_of(results, name);
+      const nlohmann::json& figures = speed["figures"];
+      REQUIRE(figures.contains("lab"));
+      const nlohmann::json& lab = figures["lab"];
+      CHECK(figures["n"] == 4096);
+      CHECK(lab["samples"] == 20);
+      CHECK(lab["min_ms"] <= lab["q1_ms"]);
+      CHECK(lab["q1_ms"] <= lab["median_ms"]);
+      CHECK(lab["median_ms"] <= lab["q3_ms"]);
+      CHECK(lab["q3_ms"] <= lab["max_ms"]);
+      CHECK(lab["gbs"].get<double>() == Approx(4.0 * 4096 / (lab["median_ms"].get<double>() * 1e-3) / 1e9));
+      CHECK(figures["ratio"].get<double>() ==
+            Approx(figures["baseline"]["median_ms"].get<double>() / lab["median_ms"].get<double>()));
+      CHECK(figures["baseline"]["kind"] == "lab");
+      CHECK(speed["thresholds"]["min_speedup"] == 1.0);
+    }
+    const nlohmann::json lab7 = record_of(results, "lab7.speedup")["figures"];
+    CHECK(lab7["bandwidth_fraction"].get<double>() ==
+          Approx(lab7["lab"]["gbs"].get<double>() / lab7["copy_gbs"].get<double>()));
+    CHECK(record_of(results, "lab7.speedup")["thresholds"]["min_bandwidth_fraction"] == 0.75);
+  }
+
+  // On a GPU grade, the emulator's correctness sits beside the GPU's (./lab copies it in).
+  std::filesystem::copy_file(results / "lab1.correctness", results / "lab1.correctness.emu");
+  std::filesystem::copy_file(results / "lab1.correctness.json", results / "lab1.correctness.emu.json");
+  const Points points = load_points(root() + "/grader/points.json");
+  nlohmann::json report = build_report({results.string(), "test", "v-test", &points});
+  const std::string table = table_text(results.string(), "test", nullptr);
+
+  {  // scores follow the table's cells
+    CHECK(report["schema"] == kReportSchema);
+    CHECK(report["kit_version"] == "v-test");
+    CHECK(report["device"]["copy_gbs"].get<double>() > 0);
+    CHECK(report["seeds"].contains("lab1.correctness"));
+    const nlohmann::json& lab1 = report["labs"]["1"]["checks"];
+    CHECK(lab1["correctness"]["status"] == "PASS");
+    CHECK(lab1["correctness"]["emu"]["status"] == "PASS");
+    CHECK(lab1["correctness"]["score"] == points.of(1, "correctness"));
+    CHECK(lab1["races"]["status"] == "SKIP");
+    CHECK(lab1["races"]["max_score"] == 0);
+    // Lab 1's speed test never ran: a graded lab's missing result counts as failed.
+    CHECK(lab1["speedup"]["status"] == "MISSING");
+    CHECK(lab1["speedup"]["max_score"] == points.of(1, "speedup"));
+    double total = 0, maximum = 0;
+    for (const auto& [number, lab] : report["labs"].items()) {
+      const int n = std::stoi(number);
+      for (const char* check : kTests) {
+        const nlohmann::json& entry = lab["checks"][check];
+        INFO("lab" << n << "." << check << " " << entry["status"]);
+        const std::string status = entry["status"];
+        // The table's cell, from the same records: a score never disagrees with it.
+        const std::string path = (results / ("lab" + std::to_string(n) + "." + check)).string();
+        const auto own = read_result(path), emu = read_result(path + ".emu");
+        if (own || emu)
+          CHECK(table_cell(own ? &*own : nullptr, emu ? &*emu : nullptr).status == status);
+        else
+          CHECK(status == "MISSING");
+        CHECK(entry["score"] == (status == "PASS" ? points.of(n, check) : 0.0));
+        CHECK(entry["max_score"] == (status == "SKIP" ? 0.0 : points.of(n, check)));
+        total += entry["score"].get<double>();
+        maximum += entry["max_score"].get<double>();
+      }
+    }
+    CHECK(report["score"] == total);
+    CHECK(report["max_score"] == maximum);
+    // A failed emulator cell fails the merged cell, and its points.
+    std::ofstream(results / "lab1.correctness.emu") << "FAIL\ndeadlock at 01_simple.cu:20\nThe emulator found a deadlock.\n";
+    std::filesystem::remove(results / "lab1.correctness.emu.json");
+    const nlohmann::json failed = build_report({results.string(), "test", "v-test", &points});
+    CHECK(failed["labs"]["1"]["checks"]["correctness"]["status"] == "FAIL");
+    CHECK(failed["labs"]["1"]["checks"]["correctness"]["summary"] == "gpu ok, emu deadlock at 01_simple.cu:20");
+    CHECK(failed["labs"]["1"]["checks"]["correctness"]["score"] == 0);
+  }
+
+  {  // Gradescope's results.json: one test per check that ran here
+    // As the emulator's report (whichever backend this suite runs on), then as a GPU's.
+    nlohmann::json on_emu = report;
+    on_emu["backend"] = "emu";
+    const nlohmann::json gradescope = gradescope_results(on_emu, table, 12.4, "lab 3 was not in the submission");
+    CHECK(gradescope["score"] == report["score"]);
+    CHECK(gradescope["execution_time"] == 12);
+    CHECK(gradescope["output"].get<std::string>().rfind("lab 3 was not in the submission\n", 0) == 0);
+    CHECK(gradescope["output"].get<std::string>().find("lab1.races") != std::string::npos);
+    CHECK(gradescope["output"].get<std::string>().find("CPU emulator") != std::string::npos);
+    CHECK_FALSE(gradescope.contains("leaderboard"));  // no GPU, no bandwidth
+    double sum = 0;
+    for (const nlohmann::json& test : gradescope["tests"]) {
+      INFO(test.dump());
+      for (const char* field : {"name", "score", "max_score", "status", "output", "visibility"}) CHECK(test.contains(field));
+      std::smatch match;
+      const std::string name = test["name"];
+      REQUIRE(std::regex_match(name, match, std::regex("lab ([1-7]) \\([a-z-]+\\): ([a-z.]+)")));
+      const nlohmann::json& entry = report["labs"][match[1].str()]["checks"][match[2].str()];
+      CHECK(entry["status"] != "SKIP");
+      CHECK(test["status"] == (entry["status"] == "PASS" ? "passed" : "failed"));
+      CHECK(test["score"] == entry["score"]);
+      CHECK(test["max_score"] == entry["max_score"]);
+      sum += test["score"].get<double>();
+    }
+    CHECK(sum == gradescope["score"]);
+    nlohmann::json on_gpu = report;
+    on_gpu["backend"] = "gpu";
+    const nlohmann::json leaderboard = gradescope_results(on_gpu, table, 1, "")["leaderboard"];
+    REQUIRE(leaderboard.size() == 1);
+    CHECK(leaderboard[0]["value"] == report["labs"]["7"]["checks"]["speedup"]["figures"]["lab"]["gbs"]);
+  }
+
+  {  // the staircase: drawn from a GPU's figures, not from the emulator's
+    const std::string svg = (dir / "staircase.svg").string();
+    std::ofstream(svg) << "stale";
+    nlohmann::json on_emu = report;
+    on_emu["backend"] = "emu";
+    const nlohmann::json none = draw_staircase(on_emu, nullptr, "", svg, false);
+    CHECK(none["drawn"] == false);
+    CHECK(none["why"].get<std::string>().find("emulator") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(svg));
+
+    nlohmann::json on_gpu = report;
+    on_gpu["backend"] = "gpu";
+    const std::string device = report["device"]["name"];
+    const nlohmann::json reference = {{"kind", "calibration"},
+                                      {"device", device},
+                                      {"rounds", 3},
+                                      {"labs", {{"7", {{"gbs", {{"median", 123.0}}}}}}}};
+    const nlohmann::json drawn = draw_staircase(on_gpu, reference, "", svg, false);
+    CHECK(drawn["drawn"] == true);
+    CHECK(std::filesystem::exists(svg));
+    CHECK(drawn["copy_gbs"] == report["device"]["copy_gbs"]);
+    std::map<int, nlohmann::json> steps;
+    for (const nlohmann::json& step : drawn["labs"]) steps[step["lab"].get<int>()] = step;
+    CHECK(steps.size() == report["labs"].size());
+    CHECK(steps[7]["gbs"] == report["labs"]["7"]["checks"]["speedup"]["figures"]["lab"]["gbs"]);
+    CHECK(steps[7]["reference_gbs"] == 123.0);
+    CHECK(steps[1]["gbs"].is_null());  // lab 1 was not timed
+
+    std::string note;
+    const nlohmann::json elsewhere = {{"kind", "calibration"}, {"device", "another GPU"}, {"rounds", 3},
+                                      {"labs", {{"7", {{"gbs", {{"median", 123.0}}}}}}}};
+    const Staircase other = staircase_of(on_gpu, elsewhere, &note);
+    CHECK(note.find("another GPU") != std::string::npos);
+    CHECK_FALSE(other.steps.back().reference_gbs.has_value());
+
+    const Staircase staircase = staircase_of(on_gpu, reference, &note);
+    const std::string plain = staircase_terminal(staircase, false);
+    const std::string coloured = staircase_terminal(staircase, true);
+    CHECK(plain.find('\033') == std::string::npos);
+    CHECK(coloured.find("\033[") != std::string::npos);
+    CHECK(plain.find("7 templated") != std::string::npos);
+    CHECK(plain.find("not timed") != std::string::npos);
+    CHECK(plain.find("copy") != std::string::npos);
+    setenv("NO_COLOR", "1", 1);
+    CHECK_FALSE(colour_wanted());
+    unsetenv("NO_COLOR");
+  }
+
+  {  // report.json holds exactly the fields docs/grading.md documents
+    nlohmann::json on_gpu = report, on_emu = report;
+    on_gpu["backend"] = "gpu";
+    on_emu["backend"] = "emu";
+    on_gpu["staircase"] = draw_staircase(on_gpu, nullptr, "", (dir / "staircase.svg").string(), false);
+    on_emu["staircase"] = draw_staircase(on_emu, nullptr, "", (dir / "staircase.svg").string(), false);
+    std::set<std::string> found;
+    walk(on_emu, {}, found);
+    walk(on_gpu, {}, found);
+    const std::set<std::string> documented = documented_paths();
+    REQUIRE_FALSE(documented.empty());
+    for (const std::string& path : found) {
+      INFO("report.json has " << path << ", which docs/grading.md does not document");
+      CHECK(documented.count(path));
+    }
+    for (const std::string& path : documented) {
+#if !defined(REDUCE_LAB_EMU)
+      // Only the emulator names faults of reads past n, and only it has thread orders.
+      if (path.find(".fault.") != std::string::npos || path.find("thread_order") != std::string::npos) continue;
+#endif
+      // An object the page introduces before its fields ("device", then "device.name") is there
+      // when any of its fields is.
+      const auto after = found.lower_bound(path);
+      const bool present = after != found.end() && (*after == path || after->rfind(path + ".", 0) == 0 ||
+                                                    after->rfind(path + "[]", 0) == 0);
+      INFO("docs/grading.md documents " << path << ", which the report does not have");
+      CHECK(present);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
