@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <optional>
 #include <random>
@@ -761,10 +762,13 @@ Verdict check_speedup(int lab) {
       // input makes a correct lab's atomic accumulation (one add per block into a running
       // sum near n) err by more than the tree tolerance; the per-sample tweak below keeps
       // every sample's sum apart instead.
-      HostArray input = make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k));
-      inputs.references.push_back(reference(input, Op::sum));
-      inputs.host.push_back(std::move(input));
+      inputs.host.push_back(make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k)));
     }
+    // The references side by side: each is a long-double pass over 2^26 floats and more.
+    std::vector<std::future<Reference>> references;
+    for (const HostArray& host : inputs.host)
+      references.push_back(std::async(std::launch::async, [&host] { return reference(host, Op::sum); }));
+    for (auto& pending : references) inputs.references.push_back(pending.get());
 
     // Both contenders must be right at this size before their speed means anything.
     auto verify = [&](int which, const ModuleInfo* module) -> std::string {

@@ -4,11 +4,17 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "catalog.hpp"
 #include "faults.hpp"
+#include "modules.hpp"
 #include "reference.hpp"
 #include "report.hpp"
 #include "supervision.hpp"
@@ -16,6 +22,42 @@
 namespace reduce_lab::grader {
 
 namespace {
+
+// A lab stopped at the time limit in one test of a grade is not run again by the others (its
+// speed test, its race check, the next lab's speed test): each would only wait out the limit
+// once more, and on a GPU that time is the device's. The note lives beside the results, for
+// the build of the lab that was stopped: a rebuilt lab runs again.
+std::string stopped_note_path(int lab) {
+  const char* dir = std::getenv("REDUCE_LAB_RESULTS_DIR");
+  if (dir == nullptr || *dir == '\0') return {};
+  return std::string(dir) + "/stopped/lab" + std::to_string(lab);
+}
+
+void note_stopped(int lab, const std::string& where) {
+  const std::string path = stopped_note_path(lab);
+  const std::string fingerprint = module_fingerprint(lab);
+  if (path.empty() || fingerprint.empty()) return;
+  std::error_code ignored;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    out << fingerprint << "\n" << where << "\n";
+    if (!out) return;
+  }
+  std::filesystem::rename(temporary, path, ignored);  // whole or not at all, for tests running beside it
+}
+
+// Where this build of the lab was stopped before, or nothing.
+std::optional<std::string> stopped_before(int lab) {
+  const std::string path = stopped_note_path(lab);
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  std::string fingerprint, where;
+  if (!in || !std::getline(in, fingerprint) || !std::getline(in, where)) return std::nullopt;
+  if (fingerprint != module_fingerprint(lab)) return std::nullopt;
+  return where;
+}
 
 class WatchdogThread {
  public:
@@ -25,6 +67,15 @@ class WatchdogThread {
   }
 
   void arm(int lab, std::string what, std::string where) {
+    if (const std::optional<std::string> before = stopped_before(lab)) {
+      // Ends the process as the limit would have, at once.
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
+      stop(lab, "time limit: " + where,
+           what + " was not run: " + lab_title(lab) + " did not finish within " + limit +
+               " (REDUCE_LAB_RUN_TIMEOUT) in an earlier test of this grade, on " + *before +
+               ", so it was stopped there and is not waited for again.");
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     lab_ = lab;
     what_ = std::move(what);
@@ -59,17 +110,21 @@ class WatchdogThread {
       if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
       char limit[32];
       std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
-      const std::string message =
-          what_ + " did not finish within " + limit + " (REDUCE_LAB_RUN_TIMEOUT), so it was stopped.\n" +
-          "Revisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " + fault_hint(FaultKind::deadlock) +
-          "\nRead: " + lab_info(lab_).doc;
-      // The process ends here, with the kernel still running: the verdict is recorded first,
-      // so the table says what happened rather than that the test stopped.
-      record_current(fail("time limit: " + where_, message));
-      std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
-      std::fflush(stderr);
-      std::_Exit(kTimeLimitExit);
+      note_stopped(lab_, where_);
+      stop(lab_, "time limit: " + where_,
+           what_ + " did not finish within " + limit + " (REDUCE_LAB_RUN_TIMEOUT), so it was stopped.");
     }
+  }
+
+  [[noreturn]] static void stop(int lab, const std::string& summary, const std::string& what) {
+    const std::string message = what + "\nRevisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " +
+                                fault_hint(FaultKind::deadlock) + "\nRead: " + lab_info(lab).doc;
+    // The process ends here, with the kernel still running: the verdict is recorded first,
+    // so the table says what happened rather than that the test stopped.
+    record_current(fail(summary, message));
+    std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
+    std::fflush(stderr);
+    std::_Exit(kTimeLimitExit);
   }
 
   std::mutex mutex_;

@@ -1,6 +1,7 @@
 #include "modules.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -59,6 +60,27 @@ std::string first_compiler_error(const std::string& log_text) {
     previous = line;
   }
   return {};
+}
+
+namespace {
+
+std::string fingerprint_of(const std::string& path) {
+  struct stat about {};
+  if (stat(path.c_str(), &about) != 0) return {};
+  return path + " " + std::to_string(about.st_size) + " " + std::to_string(about.st_mtim.tv_sec) + "." +
+         std::to_string(about.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+std::string module_fingerprint(int number) {
+  const std::string dir = env_or("REDUCE_LAB_MODULE_DIR", ".");
+  std::string fingerprint;
+  for (Flavor flavor : {Flavor::plain, Flavor::counted}) {
+    const std::string one = fingerprint_of(dir + "/" + module_file_stem(number, flavor) + ".so");
+    if (!one.empty() && fingerprint.find(one) == std::string::npos) fingerprint += (fingerprint.empty() ? "" : "; ") + one;
+  }
+  return fingerprint;
 }
 
 LoadedLab load_lab(int number, Flavor flavor, Origin origin) {

@@ -25,6 +25,10 @@ struct LoadedLab {
 // Loads lab `number` (1..7). Modules stay loaded for the life of the process.
 LoadedLab load_lab(int number, Flavor flavor, Origin origin = Origin::graded);
 
+// Lab `number`'s built modules (the graded ones, every flavour) with their sizes and times of
+// change; empty when none is built. Two processes that agree on it run the same build.
+std::string module_fingerprint(int number);
+
 // File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
 std::string module_file_stem(int number, Flavor flavor);
 

@@ -4,12 +4,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <fstream>
 
 #include "catch.hpp"
 #include "faults.hpp"
 #include "kit.hpp"
+#include "lab_runner.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
 #include "report.hpp"
@@ -69,6 +71,26 @@ TEST_CASE("kit harness") {
     const HostArray negative = make_input(Pattern::all_negative, DType::i32, 4096);
     CHECK(reference(negative, Op::max).value < 0);
   }
+  SECTION("a speed test's input is drawn in chunks on threads, yet it is the seed's alone") {
+    // Three chunks and a part: each chunk has a generator of its own, so no chunk repeats
+    // another's values, and two draws are identical whatever the threads did.
+    const std::size_t n = (std::size_t{3} << 20) + 77;
+    const HostArray a = make_input(Pattern::uniform, DType::f32, n);
+    const HostArray b = make_input(Pattern::uniform, DType::f32, n);
+    CHECK(a.bytes == b.bytes);
+    const float* x = static_cast<const float*>(a.data());
+    for (std::size_t chunk = 1; chunk <= 3; ++chunk) {
+      INFO("chunk " << chunk);
+      CHECK(std::memcmp(x, x + (chunk << 20), 64 * sizeof(float)) != 0);
+    }
+    float low = 1, high = -1;
+    for (std::size_t i = 0; i < n; ++i) low = std::min(low, x[i]), high = std::max(high, x[i]);
+    CHECK(low >= -1.0f);
+    CHECK(low < -0.999f);
+    CHECK(high < 1.0f);
+    CHECK(high > 0.999f);
+    CHECK(make_input(Pattern::uniform, DType::f32, n, 1).bytes != a.bytes);
+  }
   SECTION("a lab that does not compile is reported with its first compiler error") {
     const std::string nvcc_log =
         "labs/03_shared_memory.cu(21): warning #177-D: variable \"x\" was declared but never referenced\n"
@@ -88,6 +110,45 @@ TEST_CASE("kit harness") {
     const LoadedLab missing = load_lab(5, Flavor::plain);
     CHECK_FALSE(missing);
     CHECK(missing.problem.find("has not been built") != std::string::npos);
+  }
+  SECTION("a lab stopped at the time limit is not run again in the same grade, until it is rebuilt") {
+    const auto modules = fresh_dir("stopped-modules");
+    const auto results = fresh_dir("stopped-results");
+    const auto module = modules / (module_file_stem(1, Flavor::plain) + ".so");
+    std::ofstream(module) << "a build of lab 1";
+    setenv("REDUCE_LAB_MODULE_DIR", modules.c_str(), 1);
+    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    // A test of lab 1 that arms the limit for one reduction, in a process of its own: the
+    // exit status and the recorded verdict are what CTest and the table see.
+    auto run_test = [] {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        set_current_test(1, "speedup");
+        { Watchdog watchdog(1, std::size_t{1} << 26, "n = 67108864"); }
+        std::_Exit(0);
+      }
+      int status = 0;
+      waitpid(pid, &status, 0);
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    };
+    CHECK(run_test() == 0);
+    CHECK_FALSE(std::filesystem::exists(results / "lab1.speedup"));
+    std::filesystem::create_directories(results / "stopped");
+    std::ofstream(results / "stopped" / "lab1") << module_fingerprint(1) << "\nn = 1000\n";
+    CHECK(run_test() == kTimeLimitExit);
+    const auto recorded = read_result((results / "lab1.speedup").string());
+    REQUIRE(recorded);
+    CHECK(recorded->status == "FAIL");
+    CHECK(recorded->summary == "time limit: n = 67108864");
+    CHECK(recorded->message.find("in an earlier test of this grade, on n = 1000") != std::string::npos);
+    CHECK(recorded->message.find("not waited for again") != std::string::npos);
+    // After a fix the lab is rebuilt, and runs again.
+    std::filesystem::remove(results / "lab1.speedup");
+    std::filesystem::remove(results / "lab1.speedup.json");
+    std::ofstream(module) << "a new build of lab 1, after a fix";
+    CHECK(run_test() == 0);
+    CHECK_FALSE(std::filesystem::exists(results / "lab1.speedup"));
+    unsetenv("REDUCE_LAB_RESULTS_DIR");
   }
   SECTION("the grade table fails when any recorded test failed") {
     const auto dir = fresh_dir("results");
