@@ -351,3 +351,15 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
                                  f"labs/{setup.stems[lab]}.cu"),
             "points": 0, "max_points": 0}
     explain_unfinished(report, test_outcomes(ctest_output, junit), setup.timeout)
+    name_files_as_the_student_does(report, scratch)
+
+
+def name_files_as_the_student_does(report: dict, scratch: Path) -> None:
+    """Messages name the scratch folder, which is gone once the report is written: the lab file
+    is labs/<lab>.cu to the student, and the compiler's output is in log.txt beside the report."""
+    for entry in report["labs"].values():
+        for result in entry["checks"].values():
+            for field in ("summary", "message"):
+                text = result[field].replace(f"{scratch}/labs/", "labs/")
+                text = re.sub(r"Full compiler output: \S+", "Full compiler output: log.txt, beside this report", text)
+                result[field] = text.replace(f"{scratch}/", "")
