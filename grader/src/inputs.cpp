@@ -1,6 +1,7 @@
 #include "inputs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -81,7 +82,9 @@ void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
       return static_cast<T>(std::uniform_int_distribution<long long>(static_cast<long long>(low),
                                                                      static_cast<long long>(high))(rng));
     } else {
-      return static_cast<T>(std::uniform_real_distribution<double>(low, high)(rng));
+      // A double just under `high` can round up to it as a float: keep the interval half-open.
+      const T value = static_cast<T>(std::uniform_real_distribution<double>(low, high)(rng));
+      return value < static_cast<T>(high) ? value : std::nextafter(static_cast<T>(high), static_cast<T>(low));
     }
   };
   switch (pattern) {
