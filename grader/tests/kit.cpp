@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 #include "report.hpp"
@@ -90,6 +91,18 @@ CorrectnessPlan races_plan(int lab) {
     plan.ops = kAllOps;
   }
   return plan;
+}
+
+std::string source_root() {
+  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
+  return dir ? dir : ".";
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {

@@ -34,6 +34,12 @@ TrafficPlan traffic_plan(int lab);               // labs 4-7
 // labs 4-7 small odd ones, where a read past n is past the end of the allocation.
 CorrectnessPlan races_plan(int lab);
 
+// The kit's source folder the tests read (REDUCE_LAB_SOURCE_ROOT, else the working folder).
+std::string source_root();
+
+// A whole file as text; empty when it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+
 // A new, empty folder under the system's temporary folder, named for `name` and this process.
 std::filesystem::path fresh_dir(const std::string& name);
 

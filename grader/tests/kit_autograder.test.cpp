@@ -19,13 +19,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
 // The grade this test starts is a grade of its own: nothing of this test's environment (the
@@ -67,18 +60,18 @@ TEST_CASE("kit autograder") {
   std::filesystem::copy_file(root / "solutions" / "01_simple.cu", submission / "01_simple.cu");
   std::filesystem::copy_file(root / "solutions" / "02_convergent.cu", submission / "labs" / "02_convergent.cu");
   // Lab 3 drops the first add on load: half the input is never summed.
-  std::string wrong = read(root / "solutions" / "03_shared_memory.cu");
+  std::string wrong = read_text(root / "solutions" / "03_shared_memory.cu");
   const std::string add = "input_s[t] = input[t] + input[t + blockDim.x];";
   REQUIRE(wrong.find(add) != std::string::npos);
   wrong.replace(wrong.find(add), add.size(), "input_s[t] = input[t];");
   std::ofstream(submission / "03_shared_memory.cu") << wrong;
-  std::ofstream(submission / "04_segmented.cu") << read(root / "solutions" / "04_segmented.cu") << "\nthis is not C++;\n";
+  std::ofstream(submission / "04_segmented.cu") << read_text(root / "solutions" / "04_segmented.cu") << "\nthis is not C++;\n";
   std::ofstream(submission / "notes.cu") << "// not a lab\n";
 
   const auto results_file = top / "results" / "results.json";
   const int status = std::system(("REDUCE_LAB_AUTOGRADER_ROOT=" + quoted(top) + " " + quoted(unpacked / "run_autograder") +
                                   " >" + quoted(dir / "run.log") + " 2>&1").c_str());
-  INFO("run_autograder's output:\n" << read(dir / "run.log").substr(0, 6000));
+  INFO("run_autograder's output:\n" << read_text(dir / "run.log").substr(0, 6000));
   CHECK(status == 0);
   REQUIRE(std::filesystem::exists(results_file));
   const nlohmann::json results = read_json(results_file.string());

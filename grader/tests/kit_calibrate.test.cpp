@@ -13,13 +13,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A speed record as check_speedup writes it, with the figures calibration reads.
 nlohmann::json speed_record(int lab, double ratio, double gbs, double fraction) {
   nlohmann::json figures = {{"device", "Test GPU"},
@@ -93,10 +86,10 @@ TEST_CASE("kit calibrate") {
   const std::string build = (dir / "build").string();
   const std::string quiet = " >" + (dir / "cmake.log").string() + " 2>&1";
   REQUIRE(std::system(("cmake -S '" + project.string() + "' -B '" + build + "'" + quiet).c_str()) == 0);
-  CHECK(read(dir / "build" / "used.txt") == "3.0 1.6 1.0 0.75");
+  CHECK(read_text(dir / "build" / "used.txt") == "3.0 1.6 1.0 0.75");
   const int status = std::system(("cmake -C '" + cache.string() + "' -S '" + project.string() + "' -B '" + build + "'" + quiet).c_str());
-  INFO(read(dir / "cmake.log"));
+  INFO(read_text(dir / "cmake.log"));
   REQUIRE(status == 0);
-  CHECK(read(dir / "build" / "used.txt") == "3.0 2.07 1.00 0.77");
+  CHECK(read_text(dir / "build" / "used.txt") == "3.0 2.07 1.00 0.77");
   std::filesystem::remove_all(dir);
 }

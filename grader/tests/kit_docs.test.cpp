@@ -17,18 +17,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string root() {
-  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
-  return dir ? dir : ".";
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(root() + "/" + path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // "1, 3, 31, 10^6 + 7 and 2^24 + 1" -> {1, 3, 31, 1000007, 16777217}
 std::vector<std::size_t> parse_sizes(const std::string& text) {
   static const std::regex size(R"(([0-9]+)(?:\^([0-9]+))?(?: \+ ([0-9]+))?)");
@@ -200,7 +188,7 @@ TEST_CASE("kit docs") {
   std::vector<Span> covered;
   for (const Claim& claim : claims()) {
     INFO(claim.file << ": \"" << claim.pattern << "\"" << (claim.row.empty() ? "" : " in the row " + claim.row));
-    const std::string page = read(claim.file);
+    const std::string page = read_text(source_root() + "/" + claim.file);
     REQUIRE_FALSE(page.empty());
     // The text searched: the whole page, or the one line that starts with `row`.
     std::size_t offset = 0;
@@ -233,7 +221,7 @@ TEST_CASE("kit docs") {
     files.push_back(std::string("docs/") + page + ".md");
   const std::regex figure(R"(\b([0-9]+) (inputs|cases|sizes)\b)");
   for (const std::string& file : files) {
-    const std::string page = read(file);
+    const std::string page = read_text(source_root() + "/" + file);
     for (std::sregex_iterator it(page.begin(), page.end(), figure), end; it != end; ++it) {
       const std::size_t at = static_cast<std::size_t>(it->position(1));
       bool claimed = false;

@@ -16,18 +16,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string root() {
-  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
-  return dir ? dir : ".";
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The message load_points() throws for a file holding `text`; empty when it loads.
 std::string problem_with(const std::filesystem::path& dir, const std::string& text) {
   const std::string path = (dir / "points.json").string();
@@ -53,10 +41,10 @@ std::string all_labs_but(int left_out, const std::string& extra = "") {
 }  // namespace
 
 TEST_CASE("kit points") {
-  const Points points = load_points(root() + "/grader/points.json");
+  const Points points = load_points(source_root() + "/grader/points.json");
 
   // The defaults docs/instructors.md states, one row per lab.
-  const std::string page = read(root() + "/docs/instructors.md");
+  const std::string page = read_text(source_root() + "/docs/instructors.md");
   for (int lab = 1; lab <= kLabs; ++lab) {
     INFO("docs/instructors.md's points table, lab " << lab);
     const std::regex row("\\n\\| " + std::to_string(lab) + " [a-z-]+ \\| ([0-9]+) \\| ([0-9]+) \\| ([0-9]+) \\| ([0-9]+) \\|");
@@ -106,7 +94,7 @@ TEST_CASE("kit points") {
 
   // The GitHub Classroom workflow: one step per lab and check the emulator grades, worth the
   // file's points, running that check's CTest test, and every step reported.
-  const std::string workflow = read(root() + "/tools/classroom/classroom.yml");
+  const std::string workflow = read_text(source_root() + "/tools/classroom/classroom.yml");
   REQUIRE_FALSE(workflow.empty());
   std::set<std::string> steps;
   static const std::regex step(

@@ -23,18 +23,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string root() {
-  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
-  return dir ? dir : ".";
-}
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The paths of a report as docs/grading.md names them: labs.<lab>.checks.<check>.status, but
 // figures and thresholds under the check's own name (races and correctness.emu hold the
 // correctness figures). Counter objects, CUB's figures and the emulator's own entry are not
@@ -75,7 +63,7 @@ void walk(const nlohmann::json& value, std::vector<std::string> parts, std::set<
 
 // The field paths in docs/grading.md's report.json tables: every row's first `code`.
 std::set<std::string> documented_paths() {
-  const std::string page = read(root() + "/docs/grading.md");
+  const std::string page = read_text(source_root() + "/docs/grading.md");
   const std::size_t begin = page.find("\n## report.json");
   if (begin == std::string::npos) return {};
   const std::size_t end = page.find("\n## ", begin + 1);
@@ -186,7 +174,7 @@ TEST_CASE("kit report") {
   // On a GPU grade, the emulator's correctness sits beside the GPU's (./lab copies it in).
   std::filesystem::copy_file(results / "lab1.correctness", results / "lab1.correctness.emu");
   std::filesystem::copy_file(results / "lab1.correctness.json", results / "lab1.correctness.emu.json");
-  const Points points = load_points(root() + "/grader/points.json");
+  const Points points = load_points(source_root() + "/grader/points.json");
   nlohmann::json report = build_report({results.string(), "test", "v-test", &points});
   const std::string table = table_text(results.string(), "test", nullptr);
 

@@ -6,6 +6,7 @@
 
 #include "catalog.hpp"
 #include "catch.hpp"
+#include "kit.hpp"
 
 using namespace reduce_lab::grader;
 
@@ -44,22 +45,17 @@ Stripped strip_exercises(const std::string& path) {
   return result;
 }
 
-std::string root() {
-  const char* dir = std::getenv("REDUCE_LAB_SOURCE_ROOT");
-  return dir ? dir : ".";
-}
-
 }  // namespace
 
 TEST_CASE("kit sources") {
   int compared = 0;
   for (int lab = 1; lab <= kLabs; ++lab) {
     const std::string stem = lab_info(lab).stem;
-    const std::string stub_path = root() + "/labs/" + stem + ".cu";
+    const std::string stub_path = source_root() + "/labs/" + stem + ".cu";
     if (!std::ifstream(stub_path)) continue;  // labs not written yet
     INFO("lab " << lab);
     const Stripped stub = strip_exercises(stub_path);
-    const Stripped solution = strip_exercises(root() + "/solutions/" + stem + ".cu");
+    const Stripped solution = strip_exercises(source_root() + "/solutions/" + stem + ".cu");
     REQUIRE(stub.problem.empty());
     REQUIRE(solution.problem.empty());
     CHECK(stub.regions >= 1);

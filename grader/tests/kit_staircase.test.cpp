@@ -18,13 +18,6 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string base64_decode(const std::string& text) {
   static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -83,7 +76,7 @@ nlohmann::json render(const std::filesystem::path& dir, const nlohmann::json& ch
   }
   const std::size_t begin = dom.find("<pre id=\"result\">");
   const std::size_t end = dom.find("</pre>", begin);
-  INFO("Chromium's page:\n" << dom.substr(0, 2000) << "\nits log:\n" << read(dir / "chromium.log").substr(0, 2000));
+  INFO("Chromium's page:\n" << dom.substr(0, 2000) << "\nits log:\n" << read_text(dir / "chromium.log").substr(0, 2000));
   REQUIRE(begin != std::string::npos);
   REQUIRE(end != std::string::npos);
   const std::string encoded = dom.substr(begin + 17, end - begin - 17);
