@@ -25,12 +25,6 @@ namespace {
 
 constexpr int kWarmups = 3;
 
-std::string size_text(std::size_t n) {
-  int log = 0;
-  while ((std::size_t{1} << log) < n) ++log;
-  return (std::size_t{1} << log) == n ? "2^" + std::to_string(log) : std::to_string(n);
-}
-
 // Times `run` (which enqueues device work) `samples` times after warm-ups, each sample after
 // `prepare` (untimed); `verify` checks the result of every run and returns false when wrong.
 struct Timed {

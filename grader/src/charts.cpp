@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog.hpp"
+#include "inputs.hpp"
 
 namespace reduce_lab::grader {
 
@@ -19,15 +20,6 @@ std::string format(const char* pattern, double value) {
   char text[64];
   std::snprintf(text, sizeof text, pattern, value);
   return text;
-}
-
-std::string size_text(std::size_t n) {
-  if (n >= 2 && (n & (n - 1)) == 0) {
-    int log = 0;
-    while ((std::size_t{1} << log) < n) ++log;
-    return "2^" + std::to_string(log);
-  }
-  return std::to_string(n);
 }
 
 std::string escaped(const std::string& text) {

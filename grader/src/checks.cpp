@@ -14,6 +14,7 @@
 
 #include "book_models.hpp"
 #include "catalog.hpp"
+#include "inputs.hpp"
 #include "cpu_loop.hpp"
 #include "faults.hpp"
 #include "lab_runner.hpp"
@@ -24,15 +25,6 @@
 namespace reduce_lab::grader {
 
 namespace {
-
-std::string size_text(std::size_t n) {
-  if (n >= 2 && (n & (n - 1)) == 0) {
-    int log = 0;
-    while ((std::size_t{1} << log) < n) ++log;
-    return "2^" + std::to_string(log);
-  }
-  return std::to_string(n);
-}
 
 std::string format(const char* pattern, double value) {
   char text[64];

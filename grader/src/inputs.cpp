@@ -28,6 +28,15 @@ const char* pattern_name(Pattern pattern, DType dtype, Op op) {
 
 std::size_t dtype_bytes(DType dtype) { return dtype == DType::f64 ? 8 : 4; }
 
+std::string size_text(std::size_t n) {
+  if (n >= 2 && (n & (n - 1)) == 0) {
+    int log = 0;
+    while ((std::size_t{1} << log) < n) ++log;
+    return "2^" + std::to_string(log);
+  }
+  return std::to_string(n);
+}
+
 const char* dtype_name(DType dtype) {
   switch (dtype) {
     case DType::f32: return "float";

@@ -34,6 +34,8 @@ struct HostArray {
 
 std::size_t dtype_bytes(DType dtype);
 const char* dtype_name(DType dtype);
+// n as messages and charts print it: 2^k for a power of two from 2 up, else the number.
+std::string size_text(std::size_t n);
 const char* op_name(Op op);
 
 // The seed of this process: REDUCE_LAB_SEED when set, otherwise random.
