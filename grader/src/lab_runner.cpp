@@ -69,10 +69,8 @@ class WatchdogThread {
   void arm(int lab, std::string what, std::string where) {
     if (const std::optional<std::string> before = stopped_before(lab)) {
       // Ends the process as the limit would have, at once.
-      char limit[32];
-      std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
       stop(lab, "time limit: " + where,
-           what + " was not run: " + lab_title(lab) + " did not finish within " + limit +
+           what + " was not run: " + lab_title(lab) + " did not finish within " + limit_text() +
                " (REDUCE_LAB_RUN_TIMEOUT) in an earlier test of this grade, on " + *before +
                ", so it was stopped there and is not waited for again.");
     }
@@ -108,12 +106,16 @@ class WatchdogThread {
       changed_.wait(lock, [this] { return armed_; });
       const auto deadline = deadline_;
       if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
-      char limit[32];
-      std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
       note_stopped(lab_, where_);
       stop(lab_, "time limit: " + where_,
-           what_ + " did not finish within " + limit + " (REDUCE_LAB_RUN_TIMEOUT), so it was stopped.");
+           what_ + " did not finish within " + limit_text() + " (REDUCE_LAB_RUN_TIMEOUT), so it was stopped.");
     }
+  }
+
+  std::string limit_text() const {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
+    return limit;
   }
 
   [[noreturn]] static void stop(int lab, const std::string& summary, const std::string& what) {
