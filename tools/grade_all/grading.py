@@ -43,7 +43,7 @@ class Setup:
     test_jobs: int       # tests one student may run at once
     scratch_root: Path   # where student build folders live while they are graded
     kit_version: str
-    device_lane: object = None  # a DeviceLane on a GPU machine: the speed tests run alone on the device
+    device_lane: object = None  # a lock on a GPU machine: one student's tests on the device at a time
     in_flight: object = None    # a local run's Occupancy: the cores are shared by the students graded now
 
     @property
@@ -51,71 +51,11 @@ class Setup:
         return self.harness.backend
 
     def tests_at_once(self) -> int:
-        """On a GPU a student's share of the test processes the device runs at once (DeviceLane).
-        On the emulator the students being graded share the cores: at the end of a run, when
+        """On the emulator the students being graded share the cores: at the end of a run, when
         fewer are left than run at once, each of them gets more of them."""
-        if self.backend == "gpu":
-            return max(1, self.test_jobs // self.device_lane.sharing) if self.device_lane else self.test_jobs
-        if self.in_flight is None:
+        if self.backend == "gpu" or self.in_flight is None:
             return self.test_jobs
         return max(self.test_jobs, (os.cpu_count() or 1) // max(1, self.in_flight.count))
-
-
-class DeviceLane:
-    """The GPU, shared by the students being graded on one machine. Tests that do not time a
-    kernel (correctness, requests, races) may run beside other students' such tests; a speed
-    test runs with nothing else on the device, so every student's speed tests are timed on an
-    idle GPU. A student waiting to time goes before students waiting to share, so that the
-    shared side cannot keep the speed tests waiting for ever. At most `sharing` students share
-    at once, each with its share of the test processes (tests_at_once), so the device never
-    holds more of them, or more of their memory, than one student's grade alone would."""
-
-    def __init__(self, sharing: int = 2):
-        self.sharing = sharing
-        self._changed = threading.Condition()
-        self._sharing = 0
-        self._alone = False
-        self._waiting_alone = 0
-
-    def shared(self):
-        return _LaneHold(self, alone=False)
-
-    def alone(self):
-        return _LaneHold(self, alone=True)
-
-    def _enter(self, alone: bool) -> None:
-        with self._changed:
-            if alone:
-                self._waiting_alone += 1
-                try:
-                    self._changed.wait_for(lambda: not self._alone and not self._sharing)
-                finally:
-                    self._waiting_alone -= 1
-                self._alone = True
-            else:
-                self._changed.wait_for(lambda: not self._alone and not self._waiting_alone and
-                                       self._sharing < self.sharing)
-                self._sharing += 1
-
-    def _leave(self, alone: bool) -> None:
-        with self._changed:
-            if alone:
-                self._alone = False
-            else:
-                self._sharing -= 1
-            self._changed.notify_all()
-
-
-class _LaneHold:
-    def __init__(self, lane: DeviceLane, alone: bool):
-        self.lane, self.alone = lane, alone
-
-    def __enter__(self):
-        self.lane._enter(self.alone)
-        return self
-
-    def __exit__(self, *exception):
-        self.lane._leave(self.alone)
 
 
 class Occupancy:
@@ -388,38 +328,28 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
     for name, value in time_limits(setup.backend, setup.timeout).items():
         env.setdefault(name, value)
 
-    def run_tests(selection: list, tests: int, hold, jobs: int) -> None:
+    def run_tests(selection: list, tests: int) -> None:
         junit = build / f"junit-{len(junits)}.xml"
         junits.append(junit)
         command = (["ctest", "--test-dir", build] + selection +
-                   ["-j", str(jobs), "--output-on-failure", "--output-junit", junit])
+                   ["-j", str(setup.tests_at_once()), "--output-on-failure", "--output-junit", junit])
         waiting = time.monotonic()
-        with hold:
+        # On a GPU one student's tests at a time: CTest runs their speed tests alone (RUN_SERIAL).
+        with lane if lane is not None else contextlib.nullcontext():
             started = time.monotonic()
             report["seconds"]["waiting_for_device"] += started - waiting
             run_logged(command, ctest_log, tests * (setup.timeout + 30), env)
             report["seconds"]["tests"] += time.monotonic() - started
 
     if graded:
-        labels = ["-L", "^lab(" + "|".join(str(lab) for lab in graded) + ")$"]
-        if lane is None:
-            # The emulator times nothing: all of the student's tests at once.
-            run_tests(labels, len(graded) * 4, contextlib.nullcontext(), setup.tests_at_once())
-        else:
-            # On a GPU the tests that time nothing share the device with other students' such
-            # tests; then the speed tests (RUN_SERIAL, one after another) have it to themselves.
-            run_tests(labels + ["-LE", "^speed$"], len(graded) * 3, lane.shared(), setup.tests_at_once())
-            run_tests(labels + ["-L", "^speed$"], len(graded), lane.alone(), 1)
-        # "grader error" is the grader's own failure (the device out of memory while students
-        # share it, say), never a verdict on the student's code: those tests run once more,
-        # with the machine to themselves.
+        run_tests(["-L", "^lab(" + "|".join(str(lab) for lab in graded) + ")$"], len(graded) * 4)
+        # "grader error" is the grader's own failure (out of memory, say), never a verdict on
+        # the student's code: those tests run once more.
         again = [f"lab{lab}.{check}" for lab, checks in read_results(build / "results").items() if lab in graded
                  for check, result in checks.items() if result["summary"] == "grader error"]
         if again:
-            report["notes"].append("ran again with the device to themselves, after the grader's own error: " +
-                                   ", ".join(again))
-            run_tests(["-R", "^(" + "|".join(re.escape(test) for test in again) + ")$"], len(again),
-                      lane.alone() if lane else contextlib.nullcontext(), setup.test_jobs)
+            report["notes"].append("ran again after the grader's own error: " + ", ".join(again))
+            run_tests(["-R", "^(" + "|".join(re.escape(test) for test in again) + ")$"], len(again))
         for part in ("waiting_for_device", "tests"):
             report["seconds"][part] = round(report["seconds"][part], 2)
     ctest_output = ctest_log.read_text(errors="replace") if ctest_log.exists() else ""

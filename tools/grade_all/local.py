@@ -1,9 +1,8 @@
 """Grading a class on this machine: students in parallel, with a progress line.
 
 Builds run side by side over the CPU cores. On the emulator each student's tests run right
-after their build, side by side with other students'. On a GPU the students' tests that time
-nothing share the device, and each student's speed tests have it to themselves (DeviceLane),
-while the next students build.
+after their build, side by side with other students'. On a GPU the device is one lane: one
+student's tests at a time (CTest runs their speed tests alone), while the next students build.
 """
 
 import concurrent.futures
