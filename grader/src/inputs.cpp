@@ -146,24 +146,22 @@ HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned varia
   // instead, on several threads: the values depend only on the seed, never on the thread count,
   // and the first chunk is the old single generator, so every input of up to kChunk elements
   // (all correctness cases a seed replays) is what it always was.
+  // The cancellation pattern is drawn as a whole, one chunk.
   constexpr std::size_t kChunk = std::size_t{1} << 20;
-  const std::size_t chunks = pattern == Pattern::cancellation ? 1 : (n + kChunk - 1) / kChunk;
-  if (chunks <= 1) {
-    std::seed_seq seq(key.begin(), key.end());
-    std::mt19937_64 rng(seq);
-    fill_range(0, n, rng);
-    return array;
-  }
+  const std::size_t chunk = pattern == Pattern::cancellation ? std::max<std::size_t>(n, 1) : kChunk;
+  const std::size_t chunks = (n + chunk - 1) / chunk;
   auto fill_chunks = [&](std::size_t first_chunk, std::size_t step) {
     for (std::size_t c = first_chunk; c < chunks; c += step) {
       std::vector<std::uint64_t> chunk_key = key;
       if (c != 0) chunk_key.insert(chunk_key.end(), {0x63686e6bu, c});  // seed_seq keeps 32 bits a value
       std::seed_seq seq(chunk_key.begin(), chunk_key.end());
       std::mt19937_64 rng(seq);
-      fill_range(c * kChunk, std::min(kChunk, n - c * kChunk), rng);
+      fill_range(c * chunk, std::min(chunk, n - c * chunk), rng);
     }
   };
-  const std::size_t threads = std::min<std::size_t>({chunks, 8, std::max(1u, std::thread::hardware_concurrency())});
+  // One chunk (every correctness input) is drawn here, without a thread of its own.
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>({chunks, 8, std::thread::hardware_concurrency()}));
   std::vector<std::thread> workers;
   for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(fill_chunks, t, threads);
   fill_chunks(0, threads);
