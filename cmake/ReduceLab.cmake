@@ -105,6 +105,8 @@ endmacro()
 function(reduce_lab_add_module target source flavor outdir number)
   cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS" "" "")
   set(stem "lab${number}.${flavor}")
+  # Which file these modules were compiled from: the speed test reads it (design §13).
+  file(CONFIGURE OUTPUT "${outdir}/lab${number}.source" CONTENT "${source}\n" @ONLY)
   set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log")
   if(arg_TOLERATE_ERRORS)
     list(APPEND launcher --placeholder-on-error)
@@ -144,8 +146,14 @@ function(reduce_lab_add_module target source flavor outdir number)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
 endfunction()
 
-# The CTest environment every grader process gets.
+# The CTest environment every grader process gets. On a GPU, the kit's own suite also reads
+# the emulator suite's verdicts (./lab test runs that suite first): a lab the emulator finds
+# wrong is not timed (design §13). ./lab grade passes its emulator results the same way.
 function(reduce_lab_test_environment out)
+  set(emulator_verdicts)
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu" AND REDUCE_LAB_SELFTEST)
+    set(emulator_verdicts "REDUCE_LAB_EMU_RESULTS_DIR=${PROJECT_SOURCE_DIR}/build/selftest-emu/results")
+  endif()
   set(${out}
     "REDUCE_LAB_MODULE_DIR=${PROJECT_BINARY_DIR}/modules"
     "REDUCE_LAB_STUB_DIR=${PROJECT_BINARY_DIR}/stubs"
@@ -155,6 +163,7 @@ function(reduce_lab_test_environment out)
     "REDUCE_LAB_COMPUTE_SANITIZER=${REDUCE_LAB_COMPUTE_SANITIZER}"
     # The grader stops a test a little before CTest would, so it can still record why.
     "REDUCE_LAB_TEST_TIMEOUT=${REDUCE_LAB_TEST_TIMEOUT}"
+    ${emulator_verdicts}
     PARENT_SCOPE)
 endfunction()
 
@@ -230,8 +239,14 @@ function(reduce_lab_add_lab number stem)
     list(APPEND test_environment ${thresholds})
     add_test(NAME lab${lab}.${test} COMMAND grader ${args})
     if(test STREQUAL "speedup")
-      # Timing shares the GPU with nothing else.
-      set_tests_properties(lab${lab}.${test} PROPERTIES RUN_SERIAL TRUE)
+      # Timing shares the GPU with nothing else. It reads the verdicts of the lab's (and its
+      # baseline's) correctness and races tests, so those run first (design §13).
+      set(verdicts lab${lab}.correctness lab${lab}.races)
+      if(lab GREATER 1)
+        math(EXPR previous "${lab} - 1")
+        list(APPEND verdicts lab${previous}.correctness lab${previous}.races)
+      endif()
+      set_tests_properties(lab${lab}.${test} PROPERTIES RUN_SERIAL TRUE DEPENDS "${verdicts}")
     else()
       # CTest starts the costliest tests first: with every lab's tests at once, the long ones
       # (compute-sanitizer's two passes, lab 7's 432 correctness cases) then do not start

@@ -19,6 +19,7 @@
 #include "faults.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "speed_gate.hpp"
 #include "thread_order.hpp"
 #include "timing.hpp"
 
@@ -736,6 +737,14 @@ Verdict check_speedup(int lab) {
   };
   const LoadedLab loaded = load_lab(lab, Flavor::plain);
   if (!loaded) return fail(not_loadable(lab, loaded).summary, loaded.problem, figures);
+  // Timed only when every check found the lab correct, and only the code they saw (design §13).
+  if (auto refusal = build_dependent_code(lab)) return failed(refusal->summary, refusal->message);
+  if (auto refusal = recorded_failure(lab)) return failed(refusal->summary, refusal->message);
+  if (lab > 1)
+    if (auto refusal = recorded_failure(lab - 1))
+      return failed("baseline lab " + std::to_string(lab - 1) + " not correct",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(lab - 1) +
+                        ", which is not correct yet: " + refusal->message);
   LoadedLab baseline;
   if (lab > 1) {
     baseline = load_lab(lab - 1, Flavor::plain);
@@ -778,6 +787,8 @@ Verdict check_speedup(int lab) {
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
       return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
                                            doc_line(lab));
+    if (auto refusal = other_kernels_timed(lab, loaded.info, inputs.host.front()))
+      return failed(refusal->summary, refusal->message);
     if (lab > 1)
       if (std::string problem = verify(lab - 1, baseline.info); !problem.empty())
         return failed("baseline lab " + std::to_string(lab - 1) + " not correct",

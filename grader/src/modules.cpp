@@ -83,6 +83,16 @@ std::string module_fingerprint(int number) {
   return fingerprint;
 }
 
+std::string lab_source_file(int number, Origin origin) {
+  const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");
+  char name[32];
+  std::snprintf(name, sizeof name, "lab%02d.source", number);
+  bool found = false;
+  std::string path = read_file(dir + "/" + name, &found);
+  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
+  return found ? path : std::string();
+}
+
 LoadedLab load_lab(int number, Flavor flavor, Origin origin) {
   static std::map<std::string, LoadedLab> cache;
   const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");

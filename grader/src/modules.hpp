@@ -29,6 +29,10 @@ LoadedLab load_lab(int number, Flavor flavor, Origin origin = Origin::graded);
 // change; empty when none is built. Two processes that agree on it run the same build.
 std::string module_fingerprint(int number);
 
+// The path of the lab file the build compiled into lab `number`'s modules (the build writes
+// it beside them), or an empty string when it is not known.
+std::string lab_source_file(int number, Origin origin = Origin::graded);
+
 // File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
 std::string module_file_stem(int number, Flavor flavor);
 

@@ -15,14 +15,16 @@ namespace reduce_lab::grader {
 
 double median(std::vector<double> samples);
 
-// Rewrites a buffer larger than the L2 cache, so no sample starts with the input cached.
+// Reads a buffer twice the L2's size before every sample, so no sample starts with its input
+// cached, and none pays for write-backs of lines dirtied before it (the input copy, the
+// previous sample): they are evicted here, untimed, and the cache is left clean and cold.
 class L2Flush {
  public:
   L2Flush();
   void operator()();
 
  private:
-  DeviceBuffer scratch_;
+  DeviceBuffer scratch_, sink_;
 };
 
 // One contender: prepare() runs untimed before each sample (restoring an input the lab

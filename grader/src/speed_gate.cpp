@@ -1,0 +1,144 @@
+#include "speed_gate.hpp"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "build_tells.hpp"
+#include "catalog.hpp"
+#include "kernel_trace.hpp"
+#include "lab_runner.hpp"
+#include "report.hpp"
+
+namespace reduce_lab::grader {
+
+const char* const kOneKernelDoc = "docs/grading.md (One kernel for every build)";
+
+namespace {
+
+// Modification time in nanoseconds, or -1 when the file does not exist.
+long long modified(const std::string& path) {
+  struct stat about {};
+  if (path.empty() || stat(path.c_str(), &about) != 0) return -1;
+  return static_cast<long long>(about.st_mtim.tv_sec) * 1000000000LL + about.st_mtim.tv_nsec;
+}
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : "";
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::optional<Refusal> recorded_failure(int lab) {
+  const std::string source = lab_source_file(lab);
+  const long long source_time = modified(source);
+  struct Place {
+    std::string path;
+    const char* what;
+  };
+  const std::string own = env("REDUCE_LAB_RESULTS_DIR"), emu = env("REDUCE_LAB_EMU_RESULTS_DIR");
+  const std::string stem = "/lab" + std::to_string(lab) + ".";
+  const bool on_emulator = std::string(built_backend()) == "emu";
+  std::vector<Place> places;
+  if (!own.empty()) {
+    places.push_back({own + stem + "correctness", on_emulator ? "correctness test on the CPU emulator" : "correctness test on the GPU"});
+    places.push_back({own + stem + "races", "races test (compute-sanitizer)"});
+    places.push_back({own + stem + "correctness.emu", "correctness test on the CPU emulator"});
+  }
+  if (!emu.empty()) places.push_back({emu + stem + "correctness", "correctness test on the CPU emulator"});
+  for (const Place& place : places) {
+    const long long recorded = modified(place.path);
+    if (recorded < 0 || (source_time >= 0 && recorded < source_time)) continue;  // none, or of an older file
+    const auto result = read_result(place.path);
+    if (!result || result->status != "FAIL") continue;
+    return Refusal{"not correct yet",
+                   lab_title(lab) + "'s " + place.what + " failed: " + result->summary +
+                       "\nThe speed test times only a lab that every check finds correct, on the GPU and on the CPU "
+                       "emulator alike: the emulator is stricter about barriers and warp synchronisation than the "
+                       "hardware, which runs a barrier in a divergent branch \"fine\". Fix what that test says first "
+                       "(lab" + std::to_string(lab) + ".correctness in the table).\nRead: " + lab_info(lab).doc};
+  }
+  return std::nullopt;
+}
+
+std::optional<Refusal> build_dependent_code(int lab) {
+  const std::string source = lab_source_file(lab);
+  if (source.empty() || modified(source) < 0) return std::nullopt;  // nothing to read: the trace still compares
+  const std::vector<BuildTell> tells = find_build_tells(read_text(source));
+  if (tells.empty()) return std::nullopt;
+  // The file as the student names it (labs/06_warp_unrolled.cu), from the kit's root.
+  std::string shown = source;
+  const std::string root = env("REDUCE_LAB_SOURCE_ROOT");
+  if (!root.empty() && shown.rfind(root + "/", 0) == 0) shown = shown.substr(root.size() + 1);
+  std::ostringstream message;
+  message << lab_title(lab) << " names what differs between the kit's builds, so it could run other code when "
+          << "timed than when counted and checked:\n";
+  std::size_t listed = 0;
+  for (const BuildTell& tell : tells) {
+    if (listed++ == 5) {
+      message << "  ... and " << tells.size() - 5 << " more\n";
+      break;
+    }
+    message << "  " << shown << ":" << tell.line << ": " << tell.name << "   (" << tell.text << ")\n";
+  }
+  message << "The same lab file is compiled three ways (timed on the GPU, counted on the GPU, run on the CPU "
+             "emulator); a grade rests on the code every build runs, so the speed of a file that can tell them "
+             "apart is not graded. Remove those uses: the kit's build macros and its reduce_lab::detail and "
+             "reduce_emu internals are not for lab code.\nRead: "
+          << kOneKernelDoc;
+  return Refusal{"build-dependent code: " + tells.front().name, message.str()};
+}
+
+std::optional<Refusal> other_kernels_timed(int lab, const ModuleInfo* plain, const HostArray& input) {
+  std::string why;
+  if (!kernel_trace_available(&why)) return std::nullopt;
+  const LoadedLab counted = load_lab(lab, Flavor::counted);
+  if (!counted)
+    return Refusal{"counted build missing",
+                   lab_title(lab) + "'s timed build compiles but its counted build does not load, so the code that "
+                                    "would be timed was never counted:\n" +
+                       counted.problem + "\nRead: " + kOneKernelDoc};
+  std::string failure;
+  auto trace = [&](const ModuleInfo* module) {
+    return trace_kernels([&] {
+      LabRunner runner(module, DType::f32, Op::sum);
+      const RunOutcome outcome = runner.reduce(input);
+      if (!outcome.ran && failure.empty()) failure = outcome.error;
+    });
+  };
+  const std::vector<KernelLaunch> timed = trace(plain);
+  const std::vector<KernelLaunch> seen = trace(counted.info);
+  if (!failure.empty())
+    return Refusal{"not correct yet", lab_title(lab) + " failed while its kernels were traced at n = " +
+                                          size_text(input.n) + ": " + failure + "\nRead: " + lab_info(lab).doc};
+  if (timed == seen) return std::nullopt;
+  std::ostringstream message;
+  message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at n = "
+          << size_text(input.n) << " (the GPU's own record of every kernel each build launched):\n";
+  std::size_t first = 0;
+  while (first < timed.size() && first < seen.size() && timed[first] == seen[first]) ++first;
+  auto list = [&](const char* what, const std::vector<KernelLaunch>& launches) {
+    message << "  " << what << ": " << launches.size() << " launch" << (launches.size() == 1 ? "" : "es") << "\n";
+    for (std::size_t i = first; i < launches.size() && i < first + 4; ++i)
+      message << "    #" << i + 1 << " " << launches[i].text() << "\n";
+    if (launches.size() > first + 4) message << "    ...\n";
+  };
+  list("counted (what the counters and the checks saw)", seen);
+  list("timed", timed);
+  message << "A grade rests only on code the counters saw: the same host code must launch the same kernels, with "
+             "the same grid, in every build (no library call, other kernel or skipped pass in one of them).\nRead: "
+          << kOneKernelDoc;
+  return Refusal{"timed code differs from counted", message.str()};
+}
+
+}  // namespace reduce_lab::grader
