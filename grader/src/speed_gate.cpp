@@ -99,7 +99,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
   return Refusal{"build-dependent code: " + tells.front().name, message.str()};
 }
 
-std::optional<Refusal> other_kernels_timed(int lab, const ModuleInfo* plain, const HostArray& input) {
+std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input) {
   std::string why;
   if (!kernel_trace_available(&why)) return std::nullopt;
   const LoadedLab counted = load_lab(lab, Flavor::counted);
@@ -109,18 +109,14 @@ std::optional<Refusal> other_kernels_timed(int lab, const ModuleInfo* plain, con
                                     "would be timed was never counted:\n" +
                        counted.problem + "\nRead: " + kOneKernelDoc};
   std::string failure;
-  auto trace = [&](const ModuleInfo* module) {
-    return trace_kernels([&] {
-      LabRunner runner(module, DType::f32, Op::sum);
-      const RunOutcome outcome = runner.reduce(input);
-      if (!outcome.ran && failure.empty()) failure = outcome.error;
-    });
-  };
-  const std::vector<KernelLaunch> timed = trace(plain);
-  const std::vector<KernelLaunch> seen = trace(counted.info);
+  const std::vector<KernelLaunch> seen = trace_kernels([&] {
+    LabRunner runner(counted.info, DType::f32, Op::sum);
+    const RunOutcome outcome = runner.reduce(input);
+    if (!outcome.ran) failure = outcome.error;
+  });
   if (!failure.empty())
-    return Refusal{"not correct yet", lab_title(lab) + " failed while its kernels were traced at n = " +
-                                          size_text(input.n) + ": " + failure + "\nRead: " + lab_info(lab).doc};
+    return Refusal{"not correct yet", lab_title(lab) + "'s counted build failed at n = " + size_text(input.n) +
+                                          ", where its timed build ran: " + failure + "\nRead: " + kOneKernelDoc};
   if (timed == seen) return std::nullopt;
   std::ostringstream message;
   message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at n = "

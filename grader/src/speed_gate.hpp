@@ -10,8 +10,10 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "inputs.hpp"
+#include "kernel_trace.hpp"
 #include "modules.hpp"
 
 namespace reduce_lab::grader {
@@ -31,10 +33,10 @@ std::optional<Refusal> recorded_failure(int lab);
 // The lab's file names something that differs between the builds.
 std::optional<Refusal> build_dependent_code(int lab);
 
-// The timed (plain) build of lab `lab` runs other kernels on `input` than its counted build.
-// On a build without activity records, nothing is refused (the message of the speed test
-// says what was not compared).
-std::optional<Refusal> other_kernels_timed(int lab, const ModuleInfo* plain, const HostArray& input);
+// The kernels the timed (plain) build of lab `lab` launched on `input` (`timed`, traced by
+// the caller around its first run of the lab) differ from those its counted build launches on
+// the same input. Where no activity records can be taken, nothing is refused.
+std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;
