@@ -17,8 +17,10 @@ namespace reduce_lab::grader {
 nlohmann::json measure_device(std::size_t n, int samples);
 
 struct BenchPlan {
-  int low_log = 16;   // sizes 2^low_log ... 2^high_log floats
-  int high_log = 28;
+  int low_log = 16;   // sizes 2^low_log ... 2^high_log floats, as far as they fit
+  // 2^31: the largest power of two the labs' `unsigned n` holds. The sweep stops earlier, with
+  // a note, at the first size that does not fit in the device's free memory.
+  int high_log = 31;
   std::string sources = "solutions";  // what the modules were built from: labs or solutions
 };
 
