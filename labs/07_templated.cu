@@ -51,7 +51,10 @@ inline unsigned one_wave_of_blocks(unsigned block_size) {
 
 template <typename T, typename Op, unsigned BLOCK_SIZE>
 void launch_block_size(Global<const T> input, Global<T> output, unsigned long long n) {
-    const unsigned long long needed = (n + BLOCK_SIZE - 1) / BLOCK_SIZE;
+    // One 16-byte vector per thread is enough to start with: a small input then takes few
+    // blocks, and few atomics, instead of a block per BLOCK_SIZE elements.
+    constexpr unsigned long long PER_THREAD = 16 / sizeof(T);
+    const unsigned long long needed = (n + BLOCK_SIZE * PER_THREAD - 1) / (BLOCK_SIZE * PER_THREAD);
     const unsigned blocks = static_cast<unsigned>(needed < one_wave_of_blocks(BLOCK_SIZE) ? needed : one_wave_of_blocks(BLOCK_SIZE));
     launch(TemplatedReductionKernel<T, Op, BLOCK_SIZE>, blocks, BLOCK_SIZE, input, output, n);
 }
