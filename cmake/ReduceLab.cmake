@@ -50,6 +50,7 @@ function(reduce_lab_export_harness)
   string(APPEND content "set(REDUCE_LAB_HARNESS_BACKEND \"${REDUCE_LAB_ACTIVE_BACKEND}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_GRADER \"$<TARGET_FILE:grader>\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_COMPUTE_SANITIZER \"${REDUCE_LAB_COMPUTE_SANITIZER}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_NCU \"${REDUCE_LAB_NCU}\")\n")
   foreach(lab RANGE 1 7)
     string(APPEND content "set(REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab} \"${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}\")\n")
   endforeach()
@@ -83,6 +84,7 @@ macro(reduce_lab_use_harness dir)
   endif()
   set(REDUCE_LAB_ACTIVE_BACKEND "${REDUCE_LAB_HARNESS_BACKEND}")
   set(REDUCE_LAB_COMPUTE_SANITIZER "${REDUCE_LAB_HARNESS_COMPUTE_SANITIZER}")
+  set(REDUCE_LAB_NCU "${REDUCE_LAB_HARNESS_NCU}")
   foreach(lab RANGE 1 7)
     set(REDUCE_LAB_MIN_SPEEDUP_LAB${lab} "${REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab}}")
   endforeach()
@@ -161,6 +163,7 @@ function(reduce_lab_test_environment out)
     "REDUCE_LAB_SOURCE_FOLDER=${REDUCE_LAB_SOURCE_NAME}"
     "REDUCE_LAB_SOURCE_ROOT=${PROJECT_SOURCE_DIR}"
     "REDUCE_LAB_COMPUTE_SANITIZER=${REDUCE_LAB_COMPUTE_SANITIZER}"
+    "REDUCE_LAB_NCU=${REDUCE_LAB_NCU}"
     # The grader stops a test a little before CTest would, so it can still record why.
     "REDUCE_LAB_TEST_TIMEOUT=${REDUCE_LAB_TEST_TIMEOUT}"
     ${emulator_verdicts}

@@ -800,6 +800,9 @@ Verdict check_speedup(int lab) {
                                            doc_line(lab));
     if (auto refusal = other_kernels_timed(lab, timed_kernels, inputs.host.front()))
       return failed(refusal->summary, refusal->message);
+    std::string traffic_note;
+    if (auto refusal = other_traffic_timed(lab, inputs.host.front(), &traffic_note))
+      return failed(refusal->summary, refusal->message);
     if (lab > 1)
       if (std::string problem = verify(lab - 1, baseline.info); !problem.empty())
         return failed("baseline lab " + std::to_string(lab - 1) + " not correct",
@@ -865,7 +868,8 @@ Verdict check_speedup(int lab) {
             << duel.b_ms.size() << " interleaved samples each (every timed result checked):\n"
             << "  " << lab_title(lab) << ": " << format("%.4f ms", duel.b_median) << "\n"
             << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
-            << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n";
+            << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n"
+            << traffic_note << "\n";
     std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
     bool fast_enough = speedup >= required;
     if (lab == 7) {

@@ -8,6 +8,7 @@
 
 #include "build_tells.hpp"
 #include "catalog.hpp"
+#include "hardware_counts.hpp"
 #include "kernel_trace.hpp"
 #include "lab_runner.hpp"
 #include "report.hpp"
@@ -135,6 +136,32 @@ std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaun
              "the same grid, in every build (no library call, other kernel or skipped pass in one of them).\nRead: "
           << kOneKernelDoc;
   return Refusal{"timed code differs from counted", message.str()};
+}
+
+std::optional<Refusal> other_traffic_timed(int lab, const HostArray& input, std::string* note) {
+  const HardwareCounts timed = timed_build_counts(lab, input.n);
+  if (!timed.measured) {
+    *note = "The timed build's traffic was not compared with the GPU's counters: " + timed.why_not + ".";
+    return std::nullopt;
+  }
+  const LoadedLab counted = load_lab(lab, Flavor::counted);
+  if (!counted) return std::nullopt;  // other_kernels_timed() has said so
+  LabRunner runner(counted.info, DType::f32, Op::sum);
+  const RunOutcome outcome = runner.reduce(input, true);
+  if (!outcome.ran) return std::nullopt;
+  const auto difference = traffic_difference(timed, outcome.counters);
+  if (!difference) {
+    *note = "The timed build's global-memory traffic (Nsight Compute, one pass) equals the counted build's: " +
+            std::to_string(timed.sectors[0]) + " load sectors, " + std::to_string(timed.instructions[0]) +
+            " load instructions.";
+    return std::nullopt;
+  }
+  return Refusal{"timed code differs from counted",
+                 lab_title(lab) + "'s timed build moves other global-memory traffic than its counted build, on one pass "
+                                  "at n = " + size_text(input.n) + " (" + *difference +
+                     "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's counters).\n"
+                     "The same kernels ran, so their bodies must differ between the builds: a grade rests only on "
+                     "code the counters saw.\nRead: " + kOneKernelDoc};
 }
 
 }  // namespace reduce_lab::grader

@@ -38,6 +38,12 @@ std::optional<Refusal> build_dependent_code(int lab);
 // the same input. Where no activity records can be taken, nothing is refused.
 std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input);
 
+// The timed build's global-memory traffic, read by Nsight Compute from the GPU's counters on one
+// pass at n, differs from what the kit counted for the counted build's first pass on `input`
+// (the same n). `note` gets one line for the speed test's message either way: what was
+// compared, or why nothing could be (no ncu, or no permission to read the counters).
+std::optional<Refusal> other_traffic_timed(int lab, const HostArray& input, std::string* note);
+
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;
 
