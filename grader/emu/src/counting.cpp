@@ -7,7 +7,8 @@
 // its warp last converged. When the whole warp meets again (a __syncthreads, a collective
 // covering every live lane, or the end of the block), the n-th pass of a site by each lane
 // becomes one instruction, and its requests and sectors are the distinct 128-byte segments
-// and 32-byte sectors its lanes touched, exactly as the gpu-counted build counts them.
+// and 32-byte sectors its lanes touched, and its seam sectors those at the ends of the one
+// contiguous run its lanes read (if they read one), exactly as the gpu-counted build counts them.
 
 #include "internal.h"
 
