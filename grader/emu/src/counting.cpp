@@ -177,6 +177,14 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
     for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i], ins.bytes);
     tally.flush(static_cast<reduce_lab::Access>(ins.kind), totals);
   }
+  // The runner hands its other totals to the launch's counters when its blocks are done
+  // (scheduler.cpp, field by field); seam sectors go there from here, as they are found.
+  for (int k = 0; k < reduce_lab::kAccessKinds; ++k) {
+    if (totals.seam_sectors[k] == 0) continue;
+    if (launch != nullptr && launch->counters != nullptr)
+      __atomic_fetch_add(&launch->counters->seam_sectors[k], totals.seam_sectors[k], __ATOMIC_RELAXED);
+    totals.seam_sectors[k] = 0;
+  }
   warp.log.clear();
   const unsigned first = warp_index * 32;
   for (unsigned lane = 0; lane < 32 && first + lane < thread_count_; ++lane) {
