@@ -539,7 +539,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           const std::string sector_rule =
               "at most " + std::to_string(allowed_sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32) = " +
               std::to_string(sectors) + ", plus " + std::to_string(seams) +
-              " seam sector(s) where contiguous warp-wide runs may meet partway through a sector)";
+              " seam sector(s), where contiguous runs of loads meet partway through a sector)";
           if (c.bytes[0] < bytes)
             found(TrafficProblem::loads_missing, "bytes loaded " + std::to_string(c.bytes[0]) + ", expected " +
                                                      std::to_string(bytes) + ": some elements are never loaded");
