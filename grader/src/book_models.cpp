@@ -49,6 +49,7 @@ Counters scale_to_grid(Counters c, const Block& b) {
     c.instructions[k] *= b.blocks;
     c.requests[k] *= b.blocks;
     c.sectors[k] *= b.blocks;
+    c.seam_sectors[k] *= b.blocks;
     c.active_lanes[k] *= b.blocks;
   }
   c.barrier_warps *= b.blocks;

@@ -43,8 +43,8 @@ nlohmann::json counts_json(const Counters& c) {
   };
   return {{"requests", kinds(c.requests)},         {"sectors", kinds(c.sectors)},
           {"instructions", kinds(c.instructions)}, {"active_lanes", kinds(c.active_lanes)},
-          {"bytes", kinds(c.bytes)},               {"barrier_warps", c.barrier_warps},
-          {"simd_efficiency", simd_efficiency(c)}};
+          {"bytes", kinds(c.bytes)},               {"seam_sectors", kinds(c.seam_sectors)},
+          {"barrier_warps", c.barrier_warps},      {"simd_efficiency", simd_efficiency(c)}};
 }
 
 // The closing lines of every failure: the idea the failure points to, and the page.
@@ -465,7 +465,7 @@ const char* traffic_summary(TrafficProblem problem) {
   return "traffic differs";
 }
 
-std::string traffic_hint(TrafficProblem problem, const TrafficPlan& plan, int lab) {
+std::string traffic_hint(TrafficProblem problem, int lab) {
   switch (problem) {
     case TrafficProblem::loads_missing:
       return "every element 0 to n-1 is loaded: the grid covers all n elements, and each thread's loop reaches "
@@ -474,9 +474,10 @@ std::string traffic_hint(TrafficProblem problem, const TrafficPlan& plan, int la
       return "each element is loaded once, by one thread: a thread's elements and the blocks' segments do not "
              "overlap, and nothing at or past n is read.";
     case TrafficProblem::uncoalesced:
-      return std::string("coalescing: consecutive lanes of a warp read consecutive elements (the index ends in "
-                         "+ threadIdx.x), so a warp's loads fill whole 32-byte sectors") +
-             (plan.seam_sectors_per_launch ? "; and the 16-byte vector part ends on a 32-byte sector boundary." : ".");
+      return "coalescing: consecutive lanes of a warp read consecutive elements (the index ends in + threadIdx.x), "
+             "so each warp instruction reads one contiguous run that fills whole 32-byte sectors; a run narrower "
+             "than a sector (one lane reading alone, a tail read one element at a time) shares its sector with "
+             "others, and each of them fetches it again.";
     case TrafficProblem::stores:
       return "partial results stay in registers and shared memory: the only global write is the block's one "
              "atomic.";
@@ -502,8 +503,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   nlohmann::json measured = {{"cases", nlohmann::json::array()},
                              {"thresholds",
                               {{"bytes_loaded", "n x sizeof(T), exactly"},
-                               {"load_sectors", "at most ceil(bytes / 32) + seam_sectors_per_launch per launch"},
-                               {"seam_sectors_per_launch", plan.seam_sectors_per_launch},
+                               {"load_sectors", "at most ceil(bytes / 32) + the load seam sectors measured (the partly "
+                                                "covered sectors at the ends of each contiguous warp-wide run)"},
                                {"stores", 0},
                                {"atomics", plan.elements_per_block ? "ceil(n / elements_per_block)" : "one per block launched"},
                                {"elements_per_block", plan.elements_per_block},
@@ -522,7 +523,10 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           const Counters& c = outcome.counters;
           const std::size_t bytes = n * dtype_bytes(dtype);
           const unsigned long long sectors = (bytes + 31) / 32;
-          const unsigned long long allowed_sectors = sectors + plan.seam_sectors_per_launch * outcome.launches.launches;
+          // Where two runs meet partway through a sector, both fetch it: how many such seams
+          // there are depends on the grid and on n, so each run declares its own (run_seams.h).
+          const unsigned long long seams = c.seam_sectors[0];
+          const unsigned long long allowed_sectors = sectors + seams;
           const unsigned long long atomics =
               plan.elements_per_block ? (n + plan.elements_per_block - 1) / plan.elements_per_block : outcome.launches.blocks;
           const double barriers = outcome.launches.warps ? static_cast<double>(c.barrier_warps) / outcome.launches.warps : 0;
@@ -535,11 +539,9 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             }
           };
           const std::string sector_rule =
-              plan.seam_sectors_per_launch
-                  ? "at most " + std::to_string(allowed_sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32) = " +
-                        std::to_string(sectors) + ", plus one per launch where a 16-byte vector part and a scalar "
-                        "tail may share a sector)"
-                  : std::to_string(sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32))";
+              "at most " + std::to_string(allowed_sectors) + " (ceil(" + std::to_string(bytes) + " bytes / 32) = " +
+              std::to_string(sectors) + ", plus " + std::to_string(seams) +
+              " seam sector(s), where contiguous runs of loads meet partway through a sector)";
           if (c.bytes[0] < bytes)
             found(TrafficProblem::loads_missing, "bytes loaded " + std::to_string(c.bytes[0]) + ", expected " +
                                                      std::to_string(bytes) + ": some elements are never loaded");
@@ -552,7 +554,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
               found(TrafficProblem::uncoalesced,
                     "load sectors " + std::to_string(c.sectors[0]) + ", expected " + sector_rule +
                         ": each byte is loaded once, but in " + std::to_string(c.sectors[0]) + " sectors where " +
-                        std::to_string(sectors) + " would do: consecutive lanes of a warp should read consecutive elements");
+                        std::to_string(sectors) + " would do (" + format("%.1f", double(c.sectors[0]) / sectors) +
+                        " times as many): consecutive lanes of a warp should read consecutive elements");
             else
               wrong += "    load sectors " + std::to_string(c.sectors[0]) + ", expected " + sector_rule + "\n";
           } else if (c.sectors[0] < sectors) {
@@ -583,6 +586,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                              {"warps", outcome.launches.warps}}},
                {"measured", counted},
                {"expected", {{"bytes_loaded", bytes},
+                             {"ideal_load_sectors", sectors},
+                             {"load_seam_sectors", seams},
                              {"max_load_sectors", allowed_sectors},
                              {"atomics", atomics},
                              {"max_barriers_per_block", plan.max_barriers_per_block}}},
@@ -592,7 +597,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
             summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + size_text(n);
             figures << "  n = " << n << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
-                    << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
+                    << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)" << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
                     << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c)) << "\n";
           }
         }
@@ -606,7 +611,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                              std::to_string(cases) + " cases:\n" + figures.str(), measured);
   return fail(std::string(traffic_summary(*first_problem)) + ": " + first_label,
               lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
-                  doc_line(lab, traffic_hint(*first_problem, plan, lab)),
+                  doc_line(lab, traffic_hint(*first_problem, lab)),
               measured);
 }
 

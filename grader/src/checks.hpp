@@ -34,8 +34,8 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 
 // Labs 4-7: what a single-launch reduction must do with global memory at every size:
 // every input byte loaded exactly once (n x sizeof(T) bytes) in as few sectors as that takes
-// (ceil(bytes / 32), plus any seams the plan allows), no stores, and the atomics and
-// barriers the lesson promises.
+// (ceil(bytes / 32), plus the seam sectors its contiguous warp-wide runs may share with one
+// another: Counters::seam_sectors), no stores, and the atomics and barriers the lesson promises.
 struct TrafficPlan {
   std::vector<std::size_t> sizes;
   std::vector<DType> dtypes{DType::f32};
@@ -44,9 +44,6 @@ struct TrafficPlan {
   // 0: one atomic per block launched, however many the lab chose to launch.
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;  // 0: not graded
-  // Load sectors allowed beyond ceil(bytes / 32) per launch: a kernel whose 16-byte vector
-  // part and scalar tail meet inside one 32-byte sector fetches that sector twice (lab 7: 1).
-  unsigned seam_sectors_per_launch = 0;
   Origin origin = Origin::graded;
 };
 Verdict check_traffic(int lab, const TrafficPlan& plan);

@@ -21,7 +21,7 @@ std::string line_of(int lab, std::size_t n, DType dtype, Op op, const Counters& 
   const char* kinds[] = {"ld", "st", "atom"};
   for (int k = 0; k < kAccessKinds; ++k)
     line << " " << kinds[k] << ":instr=" << c.instructions[k] << ",req=" << c.requests[k] << ",sec=" << c.sectors[k]
-         << ",lanes=" << c.active_lanes[k] << ",bytes=" << c.bytes[k];
+         << ",lanes=" << c.active_lanes[k] << ",bytes=" << c.bytes[k] << ",seams=" << c.seam_sectors[k];
   line << " barrier_warps=" << c.barrier_warps;
   return line.str();
 }

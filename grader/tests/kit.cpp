@@ -73,7 +73,6 @@ TrafficPlan traffic_plan(int lab) {
       plan.dtypes = kAllTypes;
       plan.ops = kAllOps;
       plan.max_barriers_per_block = 6;    // lab 6's bound, whatever the block size
-      plan.seam_sectors_per_launch = 1;   // 16-byte vector loads, then a scalar tail
       break;
   }
   return plan;

@@ -157,8 +157,6 @@ std::vector<Claim> claims() {
   }
   all.push_back({pages[4], row(4, "requests"), "one atomic per {n} elements", {number(traffic_plan(4).elements_per_block)}});
   all.push_back({pages[5], row(5, "requests"), "one per block of {n} elements", {number(traffic_plan(5).elements_per_block)}});
-  all.push_back({pages[7], row(7, "requests"), "ceil\\(n x sizeof\\(T\\) / 32\\) \\+ {n} load sectors per launch",
-                 {number(traffic_plan(7).seam_sectors_per_launch)}});
 
   // grading.md and the README.
   const std::string grading = "docs/grading.md";

@@ -7,7 +7,8 @@
 // its warp last converged. When the whole warp meets again (a __syncthreads, a collective
 // covering every live lane, or the end of the block), the n-th pass of a site by each lane
 // becomes one instruction, and its requests and sectors are the distinct 128-byte segments
-// and 32-byte sectors its lanes touched, exactly as the gpu-counted build counts them.
+// and 32-byte sectors its lanes touched, and its seam sectors those at the ends of the one
+// contiguous run its lanes read (if they read one), exactly as the gpu-counted build counts them.
 
 #include "internal.h"
 
@@ -175,6 +176,14 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
   for (const Instruction& ins : instructions_) {
     for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i], ins.bytes);
     tally.flush(static_cast<reduce_lab::Access>(ins.kind), totals);
+  }
+  // The runner hands its other totals to the launch's counters when its blocks are done
+  // (scheduler.cpp, field by field); seam sectors go there from here, as they are found.
+  for (int k = 0; k < reduce_lab::kAccessKinds; ++k) {
+    if (totals.seam_sectors[k] == 0) continue;
+    if (launch != nullptr && launch->counters != nullptr)
+      __atomic_fetch_add(&launch->counters->seam_sectors[k], totals.seam_sectors[k], __ATOMIC_RELAXED);
+    totals.seam_sectors[k] = 0;
   }
   warp.log.clear();
   const unsigned first = warp_index * 32;

@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 2;
+constexpr int kAbiVersion = 3;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -20,6 +20,10 @@ struct Counters {
   unsigned long long active_lanes[kAccessKinds];  // lanes that took part in those instructions
   unsigned long long bytes[kAccessKinds];         // bytes those lanes accessed
   unsigned long long barrier_warps;               // __syncthreads, counted once per arriving warp
+  // Sectors an instruction may share with the instructions beside it: where its lanes read one
+  // contiguous run of distinct addresses, the partly covered sectors at the run's two ends
+  // (run_seams.h). Every byte loaded once in such runs costs at most ceil(bytes / 32) + these.
+  unsigned long long seam_sectors[kAccessKinds];
 };
 
 enum class DType : int { f32 = 0, f64 = 1, i32 = 2 };

@@ -22,6 +22,7 @@
 
 #include "abi.h"
 #include "counting_prelude.cuh"
+#include "run_seams.h"
 
 namespace reduce_lab {
 
@@ -55,6 +56,38 @@ struct GlobalAccess {
 
 namespace detail {
 #if !defined(REDUCE_LAB_EMU)
+// The seam sectors (run_seams.h) of the instruction the lanes of `active` execute together:
+// those at the ends of its run when their accesses of `bytes` each form one contiguous run of
+// distinct addresses, in any lane order; otherwise 0. Every lane of `active` calls it and gets
+// the same answer. The host's definition (WarpTally) sorts the addresses; here each lane takes
+// its offset from the lowest active lane's address in accesses (a contiguous run of at most
+// 32 lies within 31 of it), the warp finds the smallest offset with six ballots (a radix
+// search over its bits), and the run is contiguous when the offsets are distinct and all lie
+// within the `lanes` accesses that follow the smallest.
+__device__ __forceinline__ unsigned seam_sectors(unsigned active, unsigned lane, unsigned long long byte,
+                                                 unsigned bytes) {
+  const unsigned lanes = __popc(active);
+  const unsigned long long base = __shfl_sync(active, byte, __ffs(active) - 1);
+  const long long offset = static_cast<long long>(byte - base);
+  const long long width = static_cast<long long>(bytes);
+  const bool near = offset % width == 0 && offset >= -31 * width && offset <= 31 * width;
+  const unsigned slot = near ? static_cast<unsigned>(offset / width + 31) : 0u;  // 0 to 62
+  unsigned lowest = active, min_slot = 0;
+#pragma unroll
+  for (int bit = 5; bit >= 0; --bit) {
+    const unsigned zeros = __ballot_sync(active, ((slot >> bit) & 1u) == 0) & lowest;
+    if (zeros != 0) {
+      lowest = zeros;
+    } else {
+      min_slot |= 1u << bit;
+    }
+  }
+  const bool distinct = __match_any_sync(active, slot) == (1u << lane);
+  if (!__all_sync(active, near && distinct && slot - min_slot < lanes)) return 0;
+  const unsigned long long lo = base + static_cast<unsigned long long>((static_cast<long long>(min_slot) - 31) * width);
+  return run_seam_sectors(lo, lo + static_cast<unsigned long long>(lanes) * bytes);
+}
+
 // One lane per group of the active lanes that touch the same segment counts it once: the
 // hardware issues one request per distinct 128-byte segment of a warp instruction. Returns
 // the address to access (the emulator's version may redirect it; here it is the same).
@@ -67,6 +100,7 @@ __device__ __forceinline__ void* count_access(Access kind, const void* address, 
     const unsigned long long byte = reinterpret_cast<unsigned long long>(address);
     const unsigned same_segment = __match_any_sync(active, byte >> 7);
     const unsigned same_sector = __match_any_sync(active, byte >> 5);
+    const unsigned seams = seam_sectors(active, lane, byte, bytes);
     const int k = static_cast<int>(kind);
     if (lane == static_cast<unsigned>(__ffs(same_segment) - 1)) atomicAdd(&counters->requests[k], 1ull);
     if (lane == static_cast<unsigned>(__ffs(same_sector) - 1)) atomicAdd(&counters->sectors[k], 1ull);
@@ -74,6 +108,7 @@ __device__ __forceinline__ void* count_access(Access kind, const void* address, 
       atomicAdd(&counters->instructions[k], 1ull);
       atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
       atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
+      if (seams != 0) atomicAdd(&counters->seam_sectors[k], static_cast<unsigned long long>(seams));
     }
   }
   return const_cast<void*>(address);

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "abi.h"
+#include "run_seams.h"
 
 namespace reduce_lab {
 
@@ -15,6 +16,8 @@ class WarpTally {
   // One lane's access of `bytes` (aligned to its size, so it never straddles a sector).
   void add(std::uintptr_t address, unsigned bytes) {
     if (lanes_ < 32) {
+      if (lanes_ == 0) width_ = bytes;
+      if (bytes != width_) width_ = 0;  // lanes of different widths: never one run
       addresses_[lanes_++] = address;
       bytes_ += bytes;
     }
@@ -30,6 +33,7 @@ class WarpTally {
     counters.bytes[k] += bytes_;
     counters.requests[k] += distinct(7);
     counters.sectors[k] += distinct(5);
+    counters.seam_sectors[k] += seam_sectors();
     lanes_ = 0;
     bytes_ = 0;
   }
@@ -42,8 +46,21 @@ class WarpTally {
     return static_cast<unsigned>(std::unique(keys, keys + lanes_) - keys);
   }
 
+  // run_seams.h: when the lanes read one contiguous run of distinct addresses (in any lane
+  // order), the seam sectors at its ends; otherwise none.
+  unsigned seam_sectors() const {
+    if (width_ == 0) return 0;
+    std::uintptr_t sorted[32];
+    std::copy(addresses_, addresses_ + lanes_, sorted);
+    std::sort(sorted, sorted + lanes_);
+    for (unsigned i = 1; i < lanes_; ++i)
+      if (sorted[i] != sorted[i - 1] + width_) return 0;
+    return run_seam_sectors(sorted[0], sorted[0] + static_cast<unsigned long long>(lanes_) * width_);
+  }
+
   std::uintptr_t addresses_[32];
   unsigned lanes_ = 0;
+  unsigned width_ = 0;  // bytes each lane accessed (0: not the same for all)
   unsigned long long bytes_ = 0;
 };
 

@@ -2,8 +2,12 @@
 // reads 16-byte vectors (two in flight per thread, in a grid-stride loop) up to the last
 // whole one and the few elements after it one by one. When the vectors end in the middle of
 // a 32-byte sector, that sector is read twice, once by the last vector and once by the
-// scalar tail: the one seam per launch the traffic bound allows.
+// scalar tail: a seam between two contiguous runs, which the traffic bound allows. The
+// environment gives the emulator a small grid (one multiprocessor of 1024 threads);
+// ok_lab7_double_vector_seams runs an H100's.
 //
+// env REDUCE_LAB_EMU_MULTIPROCESSORS=1
+// env REDUCE_LAB_EMU_THREADS_PER_MULTIPROCESSOR=1024
 // expect all correctness PASS
 // expect all requests PASS
 // expect gpu speedup PASS
