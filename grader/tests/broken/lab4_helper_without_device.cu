@@ -1,15 +1,15 @@
 // Broken lab 4 (segmented): the classic forgotten qualifier. The student moves the bounds
-// check into a helper, load_or_zero, and forgets __device__ on it, so the kernel calls a host
-// function. The emulator's host compiler would run it happily; nvcc stops with "calling a
-// __host__ function from a __global__ function is not allowed". Every test must say that the
-// lab does not compile, at this file's line 28, in nvcc's words where nvcc is installed and in
-// the kit's checker's ("SegmentedSumReductionKernel calls load_or_zero, a host function: mark
-// it __device__ ...") where it is not (docs/emulator.md).
+// check into a helper, load_or_zero, without __device__, so the kernel calls a host function:
+// the emulator's host compiler would run it, nvcc stops ("calling a __host__ function from a
+// __global__ function is not allowed"). Every test must say that the lab does not compile, at
+// line 28, in nvcc's words where nvcc is installed, else in the kit's checker's
+// ("SegmentedSumReductionKernel calls load_or_zero, a host function: ...", docs/emulator.md).
+// The GPU's counting build stops inside the helper, where Global<T>'s reads are device code.
 //
 // expect emu correctness FAIL "does not compile" "lab4_helper_without_device.cu(28): error"
 // expect emu requests FAIL "does not compile" "lab4_helper_without_device.cu(28): error"
-// expect gpu correctness FAIL "does not compile" "calling a __host__ function(\"load_or_zero"
-// expect gpu requests FAIL "does not compile" "calling a __host__ function(\"load_or_zero"
+// expect gpu correctness FAIL "does not compile" "__host__ function(\"load_or_zero"
+// expect gpu requests FAIL "does not compile" "__host__ function(\"load_or_zero"
 
 #include <reduce_lab/lab.cuh>
 
