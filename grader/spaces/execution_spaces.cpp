@@ -5,7 +5,9 @@
 
 #include <cctype>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 namespace reduce_lab::spaces {
 namespace {
@@ -138,7 +140,12 @@ const std::set<std::string> kNotCalls = {"if", "for", "while", "switch", "return
 
 class Reader {
  public:
-  explicit Reader(std::vector<Token> tokens) : t_(std::move(tokens)) { scope(0, t_.size(), ""); }
+  // `spelled` maps a macro that stands for execution-space specifiers (#define DEVICE
+  // __device__ __forceinline__) to them.
+  Reader(std::vector<Token> tokens, std::map<std::string, std::set<std::string>> spelled)
+      : t_(std::move(tokens)), spelled_(std::move(spelled)) {
+    scope(0, t_.size(), "");
+  }
 
   const std::vector<Token>& tokens() const { return t_; }
   const std::vector<Function>& functions() const { return functions_; }
@@ -288,9 +295,11 @@ class Reader {
       f.owner = t_[name_at - 2].text;  // a member defined outside its struct
     for (std::size_t j = start; j < name_at; ++j) {
       const std::string& k = t_[j].text;
-      f.global |= k == "__global__";
-      f.device |= k == "__device__";
-      f.host |= k == "__host__";
+      const auto macro = spelled_.find(k);
+      auto says = [&](const char* space) { return k == space || (macro != spelled_.end() && macro->second.count(space)); };
+      f.global |= says("__global__");
+      f.device |= says("__device__");
+      f.host |= says("__host__");
       if (k == "(" || k == "[") {
         j = match(j);  // an attribute's arguments
       } else if (!kSpecifiers.count(k) && !kAttributes.count(k) && !(k == "::" || (j + 1 < name_at && t_[j + 1].text == "::"))) {
@@ -308,6 +317,7 @@ class Reader {
 
   std::vector<Token> t_;
   std::vector<Function> functions_;
+  std::map<std::string, std::set<std::string>> spelled_;
   std::set<std::string> namespaces_, structs_;
 };
 
@@ -480,7 +490,18 @@ class Checker {
 }  // namespace
 
 std::vector<Finding> check_execution_spaces(const std::string& source) {
-  const Reader reader(tokenize(source));
+  // Object-like macros whose text holds execution-space specifiers.
+  std::map<std::string, std::set<std::string>> spelled;
+  static const std::regex kDefine(R"(^\s*#\s*define\s+([A-Za-z_]\w*)\s+(.*)$)");
+  std::istringstream lines(source);
+  std::string line;
+  std::smatch define;
+  while (std::getline(lines, line))
+    if (std::regex_match(line, define, kDefine))
+      for (const Token& token : tokenize(define[2]))
+        if (token.text == "__global__" || token.text == "__device__" || token.text == "__host__")
+          spelled[define[1]].insert(token.text);
+  const Reader reader(tokenize(source), std::move(spelled));
   return Checker(reader).run();
 }
 

@@ -34,6 +34,7 @@ std::string host_call(const std::string& caller, const std::string& callee) {
 // Legal CUDA that nvcc 13 accepts (checked with nvcc --cuda when this test was written): every
 // way a lab reaches a device function, and host functions a kernel must not be blamed for.
 const std::string kLegal = R"(#include <reduce_lab/lab.cuh>
+#define DEVICE_INLINE __device__ __forceinline__
 namespace detail {
 __device__ __forceinline__ float twice(float x) { return 2 * x; }
 template <typename T> __device__ T half(T x) { return x / 2; }
@@ -46,6 +47,7 @@ __host__ __device__ constexpr unsigned log2c(unsigned n) { return n <= 1 ? 0 : 1
 unsigned blocks_for(unsigned n) { return (n + 2047) / 2048; }
 float scale(float x) { return x * 0.5f; }
 __host__ __device__ float both(float x) { return x + 1; }
+DEVICE_INLINE float through_macro(float x) { return x; }
 __host__ __device__ float host_too(float x) { return scale(x); }  /* nvcc: a warning, not an error */
 __device__ auto dtrailing(float x) -> decltype(x) { return x; }
 template <typename Op> __device__ float apply(Op op, float a, float b) { return op(a, b); }
@@ -57,7 +59,7 @@ __global__ void __launch_bounds__(1024) K(Global<const float> input, Global<floa
     v = scale(v) + detail::twice(v) + detail::half<float>(v) + add3(v, v, v);
     v = Max<float>()(v, 1.0f) + Plus()(v, v) + Plus{}(v, v) + both(v) + dtrailing(v);
     Max<float> m;
-    v = m(v, 2.0f) + apply(Plus(), v, v) + ::add3(v, v, v);
+    v = m(v, 2.0f) + apply(Plus(), v, v) + ::add3(v, v, v) + through_macro(v);
     const char* text = "scale(v) in a string";
     s[t] = v + (text != nullptr);  // scale(v) in a comment
     __syncthreads();
@@ -90,26 +92,28 @@ TEST_CASE("kit spaces") {
     };
     const std::vector<Mutation> mutations = {
         {"a helper without __device__", "static __device__ float add3", "static float add3",
-         "22: " + host_call("K", "add3") + "\n25: " + host_call("K", "add3") + "\n"},
+         "24: " + host_call("K", "add3") + "\n27: " + host_call("K", "add3") + "\n"},
         {"a namespace's helper", "__device__ __forceinline__ float twice", "__forceinline__ float twice",
-         "22: " + host_call("K", "twice") + "\n"},
+         "24: " + host_call("K", "twice") + "\n"},
         {"a template without __device__", "template <typename T> __device__ T half", "template <typename T> T half",
-         "22: " + host_call("K", "half") + "\n"},
+         "24: " + host_call("K", "half") + "\n"},
         {"a constexpr function (nvcc rejects it without --expt-relaxed-constexpr)",
          "__host__ __device__ constexpr unsigned log2c", "constexpr unsigned log2c",
-         "18: " + host_call("K", "log2c") + "\n"},
+         "20: " + host_call("K", "log2c") + "\n"},
         {"a functor's operator() without __device__", "struct Max { __device__ T operator()", "struct Max { T operator()",
-         "23: " + host_call("K", "Max::operator()") + "\n25: " + host_call("K", "Max::operator()") + "\n"},
+         "25: " + host_call("K", "Max::operator()") + "\n27: " + host_call("K", "Max::operator()") + "\n"},
         {"a functor called as a temporary", "struct Plus { __host__ __device__ float", "struct Plus { float",
-         "23: " + host_call("K", "Plus::operator()") + "\n"},
+         "25: " + host_call("K", "Plus::operator()") + "\n"},
         {"a host function no lambda hides", "    auto scale = [](float x) { return x * 2; };  // a lambda hides the host function\n",
-         "    \n", "22: " + host_call("K", "scale") + "\n"},
+         "    \n", "24: " + host_call("K", "scale") + "\n"},
         {"a __device__ function called from host code", "scale(0.0f) + both(0.0f)", "scale(0.0f) + dtrailing(0.0f)",
-         "32: run calls dtrailing, a __device__ function, from host code: mark it __host__ __device__ if the host "
+         "34: run calls dtrailing, a __device__ function, from host code: mark it __host__ __device__ if the host "
          "needs it too, as nvcc requires (docs/emulator.md)\n"},
+        {"a macro that no longer says __device__", "#define DEVICE_INLINE __device__ __forceinline__",
+         "#define DEVICE_INLINE __forceinline__", "27: " + host_call("K", "through_macro") + "\n"},
         {"a kernel that returns a value", "__global__ void __launch_bounds__(1024) K",
          "__global__ float __launch_bounds__(1024) K",
-         "17: K is a __global__ function that returns float: a kernel returns void and writes its results to "
+         "19: K is a __global__ function that returns float: a kernel returns void and writes its results to "
          "memory, as nvcc requires (docs/emulator.md)\n"},
     };
     for (const Mutation& m : mutations) {
