@@ -150,7 +150,6 @@ class Reader {
   const std::vector<Token>& tokens() const { return t_; }
   const std::vector<Function>& functions() const { return functions_; }
   const std::set<std::string>& namespaces() const { return namespaces_; }
-  const std::set<std::string>& structs() const { return structs_; }
 
   // The matching bracket of the one at i (or the end).
   std::size_t match(std::size_t i) const {
@@ -212,7 +211,6 @@ class Reader {
       } else if (!declaration(i, j, owner, close)) {
         const std::string name = struct_name(head, j);
         if (!name.empty()) {
-          structs_.insert(name);
           scope(j + 1, close, name);
         }
         // anything else with braces (an enum, an initializer) holds no function
@@ -318,7 +316,7 @@ class Reader {
   std::vector<Token> t_;
   std::vector<Function> functions_;
   std::map<std::string, std::set<std::string>> spelled_;
-  std::set<std::string> namespaces_, structs_;
+  std::set<std::string> namespaces_;
 };
 
 // What the file says about each name, over all its declarations and overloads.
