@@ -41,6 +41,61 @@ function(reduce_lab_resolve_backend)
   message(STATUS "reduction-labs: backend ${backend}, grading ${REDUCE_LAB_SOURCES}/")
 endfunction()
 
+# The emulator's host compiler ignores __device__ and __global__, so on its own it accepts a
+# kernel that calls a host function, which nvcc rejects. The emulator build therefore checks
+# CUDA's execution spaces too (docs/emulator.md): with nvcc's front end where nvcc is here, else
+# with the kit's own checker (grader/spaces). REDUCE_LAB_EMU_SPACES_CHECK=kit forces the latter,
+# so that a machine with nvcc can test it. Sets REDUCE_LAB_SPACES_CHECK (nvcc or kit) and
+# REDUCE_LAB_NVCC.
+function(reduce_lab_resolve_spaces_check)
+  set(REDUCE_LAB_EMU_SPACES_CHECK "auto" CACHE STRING
+      "How the emulator build checks CUDA's host/device rules: nvcc, kit (the kit's checker) or auto (nvcc where found)")
+  set(REDUCE_LAB_EMU_NVCC_ARCH 90 CACHE STRING "The compute capability nvcc's front end checks the emulator's labs for")
+  set(check "${REDUCE_LAB_EMU_SPACES_CHECK}")
+  if(NOT check MATCHES "^(auto|nvcc|kit)$")
+    message(FATAL_ERROR "REDUCE_LAB_EMU_SPACES_CHECK must be nvcc, kit or auto, not '${check}'")
+  endif()
+  set(nvcc "")
+  if(NOT check STREQUAL "kit")
+    find_program(REDUCE_LAB_NVCC nvcc HINTS ENV CUDA_PATH PATH_SUFFIXES bin)
+    if(REDUCE_LAB_NVCC)
+      set(nvcc "${REDUCE_LAB_NVCC}")
+      set(check nvcc)
+    elseif(check STREQUAL "nvcc")
+      message(FATAL_ERROR "REDUCE_LAB_EMU_SPACES_CHECK=nvcc, but nvcc was not found")
+    else()
+      set(check kit)
+    endif()
+  endif()
+  if(check STREQUAL "nvcc")
+    message(STATUS "reduction-labs: the emulator build checks CUDA's host/device rules with nvcc (${nvcc})")
+  else()
+    message(STATUS "reduction-labs: the emulator build checks CUDA's host/device rules with the kit's checker")
+  endif()
+  set(REDUCE_LAB_SPACES_CHECK "${check}" PARENT_SCOPE)
+  set(REDUCE_LAB_NVCC "${nvcc}" PARENT_SCOPE)
+  set(REDUCE_LAB_CHECK_SPACES "${PROJECT_BINARY_DIR}/reduce-lab-check-spaces" PARENT_SCOPE)
+endfunction()
+
+# reduce_lab_spaces_check_command(<out> <source>): the command that checks one lab file's
+# execution spaces. nvcc's is its front end exactly as the plain GPU build runs it (same
+# includes, standard, flags and macros), stopped before any code is generated: --cuda runs
+# cudafe++ (host code calling __device__ functions) and cicc's front end (device code calling
+# host functions), and an LTO target leaves out the optimiser and ptxas (about 1 s of CPU per
+# lab instead of 2-3 s for a whole device compile).
+function(reduce_lab_spaces_check_command out source)
+  if(REDUCE_LAB_SPACES_CHECK STREQUAL "nvcc")
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+    separate_arguments(build_flags UNIX_COMMAND "${CMAKE_CXX_FLAGS_${config}}")
+    set(arch "${REDUCE_LAB_EMU_NVCC_ARCH}")
+    set(command "${REDUCE_LAB_NVCC}" --cuda -std=c++17 ${build_flags} "-I${PROJECT_SOURCE_DIR}/grader/include"
+                "-gencode=arch=compute_${arch},code=lto_${arch}" --diag-suppress=177,550 -x cu -o /dev/null "${source}")
+  else()
+    set(command "${REDUCE_LAB_CHECK_SPACES}" "${source}")
+  endif()
+  set(${out} ${command} PARENT_SCOPE)
+endfunction()
+
 # Writes <build>/reduce-lab-harness.cmake, which lets another build folder reuse this one's
 # grader, emulator, backend and thresholds (REDUCE_LAB_HARNESS).
 function(reduce_lab_export_harness)
@@ -55,6 +110,10 @@ function(reduce_lab_export_harness)
     string(APPEND content "set(REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab} \"${REDUCE_LAB_MIN_SPEEDUP_LAB${lab}}\")\n")
   endforeach()
   string(APPEND content "set(REDUCE_LAB_HARNESS_MIN_BANDWIDTH_LAB7 \"${REDUCE_LAB_MIN_BANDWIDTH_LAB7}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_SPACES_CHECK \"${REDUCE_LAB_SPACES_CHECK}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_NVCC \"${REDUCE_LAB_NVCC}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_CHECK_SPACES \"${REDUCE_LAB_CHECK_SPACES}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_NVCC_ARCH \"${REDUCE_LAB_EMU_NVCC_ARCH}\")\n")
   if(TARGET reduce_emu)
     export(TARGETS reduce_emu FILE "${PROJECT_BINARY_DIR}/reduce-lab-harness-emu.cmake")
     string(APPEND content "include(\"${PROJECT_BINARY_DIR}/reduce-lab-harness-emu.cmake\")\n")
@@ -89,6 +148,11 @@ macro(reduce_lab_use_harness dir)
     set(REDUCE_LAB_MIN_SPEEDUP_LAB${lab} "${REDUCE_LAB_HARNESS_MIN_SPEEDUP_LAB${lab}}")
   endforeach()
   set(REDUCE_LAB_MIN_BANDWIDTH_LAB7 "${REDUCE_LAB_HARNESS_MIN_BANDWIDTH_LAB7}")
+  # The harness's check of CUDA's rules, so every student is held to the same one.
+  set(REDUCE_LAB_SPACES_CHECK "${REDUCE_LAB_HARNESS_SPACES_CHECK}")
+  set(REDUCE_LAB_NVCC "${REDUCE_LAB_HARNESS_NVCC}")
+  set(REDUCE_LAB_CHECK_SPACES "${REDUCE_LAB_HARNESS_CHECK_SPACES}")
+  set(REDUCE_LAB_EMU_NVCC_ARCH "${REDUCE_LAB_HARNESS_NVCC_ARCH}")
   if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
     find_package(Threads REQUIRED)  # the imported emulator links it
   endif()
@@ -113,6 +177,12 @@ function(reduce_lab_add_module target source flavor outdir number)
   if(arg_TOLERATE_ERRORS)
     list(APPEND launcher --placeholder-on-error)
   endif()
+  if(flavor STREQUAL "emu")
+    # What the host compiler cannot see: CUDA's execution spaces, checked alongside it.
+    reduce_lab_spaces_check_command(check "${source}")
+    list(LENGTH check count)
+    list(APPEND launcher --also ${count} ${check})
+  endif()
   list(APPEND launcher "${outdir}/${stem}")
   if(flavor STREQUAL "emu")
     # The host compiler gets the lab with its dynamic shared memory declarations rewritten
@@ -127,6 +197,11 @@ function(reduce_lab_add_module target source flavor outdir number)
     target_compile_options(${target} PRIVATE "-iquote${source_dir}")
     target_link_libraries(${target} PRIVATE reduce_emu)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
+    if(REDUCE_LAB_SPACES_CHECK STREQUAL "kit" AND TARGET check_spaces)
+      add_dependencies(${target} check_spaces)
+      # A new checker checks every lab again.
+      set_property(SOURCE "${rewritten}" APPEND PROPERTY OBJECT_DEPENDS "${REDUCE_LAB_CHECK_SPACES}")
+    endif()
   else()
     add_library(${target} MODULE "${source}")
     set_target_properties(${target} PROPERTIES
