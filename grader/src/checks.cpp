@@ -803,10 +803,8 @@ Verdict check_speedup(int lab) {
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
       return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
                                            doc_line(lab));
-    if (auto refusal = other_kernels_timed(lab, timed_kernels, inputs.host.front()))
-      return failed(refusal->summary, refusal->message);
     std::string traffic_note;
-    if (auto refusal = other_traffic_timed(lab, inputs.host.front(), &traffic_note))
+    if (auto refusal = timed_code_differs(lab, timed_kernels, inputs.host.front(), &traffic_note))
       return failed(refusal->summary, refusal->message);
     if (lab > 1)
       if (std::string problem = verify(lab - 1, baseline.info); !problem.empty())

@@ -72,7 +72,7 @@ HardwareCounts timed_build_counts(int lab, std::size_t n) {
   std::string metrics;
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
   const std::string command = quoted(ncu) + " --csv --print-units base --metrics " + metrics + " " + quoted(self) +
-                              " --profile " + std::to_string(lab) + " " + std::to_string(n) + " 2>&1";
+                              " --profile-all " + std::to_string(lab) + " " + std::to_string(n) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
     counts.why_not = "ncu could not be started";

@@ -20,11 +20,12 @@ struct HardwareCounts {
   unsigned long long instructions[kAccessKinds] = {0, 0, 0};
 };
 
-// One pass (labgrader --profile LAB N) of the timed build under ncu.
+// The whole reduction (labgrader --profile-all LAB N) of the timed build under ncu, in a
+// process of its own: host code that remembers earlier calls meets this one first.
 HardwareCounts timed_build_counts(int lab, std::size_t n);
 
 // The kind whose figures differ by more than the compiler may explain, as a sentence, or
-// nothing. `counted` is the counted build's first pass on the same n.
+// nothing. `counted` is the counted build's whole reduction of the same n.
 std::optional<std::string> traffic_difference(const HardwareCounts& timed, const Counters& counted);
 
 }  // namespace reduce_lab::grader

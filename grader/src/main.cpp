@@ -13,6 +13,8 @@
 //                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
 //                      profiler such as Nsight Compute to measure beside the kit's counters
+//   --profile-all LAB N   the same with every pass: what the speed test has Nsight Compute
+//                      measure of the timed build (speed_gate.hpp)
 //   --broken FILE BACKEND [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp)
@@ -78,14 +80,14 @@ int find_current_test(const std::vector<char*>& args) {
   return lab;
 }
 
-int profile(int lab, std::size_t n) {
+int profile(int lab, std::size_t n, bool first_pass_only) {
   const LoadedLab loaded = load_lab(lab, Flavor::plain);
   if (!loaded) {
     std::printf("%s\n", loaded.problem.c_str());
     return 1;
   }
   LabRunner runner(loaded.info, reduce_lab::DType::f32, reduce_lab::Op::sum);
-  const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, reduce_lab::DType::f32, n), true);
+  const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, reduce_lab::DType::f32, n), first_pass_only);
   std::printf("lab %d, n = %zu: %s\n", lab, n, outcome.ran ? "ran" : outcome.error.c_str());
   return outcome.ran ? 0 : 1;
 }
@@ -181,7 +183,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
     if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
     if (mode[0] == "--device-figures") return record_device_figures();
-    return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10));
+    return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
   Catch::Session session;
@@ -348,7 +350,7 @@ int main(int argc, char** argv) {
       sanitize = true;
     } else if (arg == "--skip" && i + 1 < argc) {
       skip_reason = argv[++i];
-    } else if ((arg == "--compare-counts" || arg == "--profile") && i + 2 < argc) {
+    } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--profile-all") && i + 2 < argc) {
       take(i, 2);
     } else if (arg == "--dump-counts" && i + 1 < argc) {
       take(i, 1);

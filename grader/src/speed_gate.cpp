@@ -100,65 +100,62 @@ std::optional<Refusal> build_dependent_code(int lab) {
   return Refusal{"build-dependent code: " + tells.front().name, message.str()};
 }
 
-std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input) {
+std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
+                                          std::string* note) {
   std::string why;
-  if (!kernel_trace_available(&why)) return std::nullopt;
+  if (!kernel_trace_available(&why)) {
+    *note = "The timed build was not compared with the counted build: " + why + ".";
+    return std::nullopt;
+  }
   const LoadedLab counted = load_lab(lab, Flavor::counted);
   if (!counted)
     return Refusal{"counted build missing",
                    lab_title(lab) + "'s timed build compiles but its counted build does not load, so the code that "
                                     "would be timed was never counted:\n" +
                        counted.problem + "\nRead: " + kOneKernelDoc};
-  std::string failure;
+  RunOutcome outcome;
   const std::vector<KernelLaunch> seen = trace_kernels([&] {
     LabRunner runner(counted.info, DType::f32, Op::sum);
-    const RunOutcome outcome = runner.reduce(input);
-    if (!outcome.ran) failure = outcome.error;
+    outcome = runner.reduce(input);
   });
-  if (!failure.empty())
+  if (!outcome.ran)
     return Refusal{"not correct yet", lab_title(lab) + "'s counted build failed at n = " + size_text(input.n) +
-                                          ", where its timed build ran: " + failure + "\nRead: " + kOneKernelDoc};
-  if (timed == seen) return std::nullopt;
-  std::ostringstream message;
-  message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at n = "
-          << size_text(input.n) << " (the GPU's own record of every kernel each build launched):\n";
-  std::size_t first = 0;
-  while (first < timed.size() && first < seen.size() && timed[first] == seen[first]) ++first;
-  auto list = [&](const char* what, const std::vector<KernelLaunch>& launches) {
-    message << "  " << what << ": " << launches.size() << " launch" << (launches.size() == 1 ? "" : "es") << "\n";
-    for (std::size_t i = first; i < launches.size() && i < first + 4; ++i)
-      message << "    #" << i + 1 << " " << launches[i].text() << "\n";
-    if (launches.size() > first + 4) message << "    ...\n";
-  };
-  list("counted (what the counters and the checks saw)", seen);
-  list("timed", timed);
-  message << "A grade rests only on code the counters saw: the same host code must launch the same kernels, with "
-             "the same grid, in every build (no library call, other kernel or skipped pass in one of them).\nRead: "
-          << kOneKernelDoc;
-  return Refusal{"timed code differs from counted", message.str()};
-}
-
-std::optional<Refusal> other_traffic_timed(int lab, const HostArray& input, std::string* note) {
-  const HardwareCounts timed = timed_build_counts(lab, input.n);
-  if (!timed.measured) {
-    *note = "The timed build's traffic was not compared with the GPU's counters: " + timed.why_not + ".";
+                                          ", where its timed build ran: " + outcome.error + "\nRead: " + kOneKernelDoc};
+  if (timed != seen) {
+    std::ostringstream message;
+    message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at n = "
+            << size_text(input.n) << " (the GPU's own record of every kernel each build launched):\n";
+    std::size_t first = 0;
+    while (first < timed.size() && first < seen.size() && timed[first] == seen[first]) ++first;
+    auto list = [&](const char* what, const std::vector<KernelLaunch>& launches) {
+      message << "  " << what << ": " << launches.size() << " launch" << (launches.size() == 1 ? "" : "es") << "\n";
+      for (std::size_t i = first; i < launches.size() && i < first + 4; ++i)
+        message << "    #" << i + 1 << " " << launches[i].text() << "\n";
+      if (launches.size() > first + 4) message << "    ...\n";
+    };
+    list("counted (what the counters and the checks saw)", seen);
+    list("timed", timed);
+    message << "A grade rests only on code the counters saw: the same host code must launch the same kernels, with "
+               "the same grid, in every build (no library call, other kernel or skipped pass in one of them).\nRead: "
+            << kOneKernelDoc;
+    return Refusal{"timed code differs from counted", message.str()};
+  }
+  const HardwareCounts hardware = timed_build_counts(lab, input.n);
+  if (!hardware.measured) {
+    *note = "The timed build launched the counted build's kernels; its traffic was not compared with the GPU's "
+            "counters: " + hardware.why_not + ".";
     return std::nullopt;
   }
-  const LoadedLab counted = load_lab(lab, Flavor::counted);
-  if (!counted) return std::nullopt;  // other_kernels_timed() has said so
-  LabRunner runner(counted.info, DType::f32, Op::sum);
-  const RunOutcome outcome = runner.reduce(input, true);
-  if (!outcome.ran) return std::nullopt;
-  const auto difference = traffic_difference(timed, outcome.counters);
+  const auto difference = traffic_difference(hardware, outcome.counters);
   if (!difference) {
-    *note = "The timed build's global-memory traffic (Nsight Compute, one pass) equals the counted build's: " +
-            std::to_string(timed.sectors[0]) + " load sectors, " + std::to_string(timed.instructions[0]) +
-            " load instructions.";
+    *note = "The timed build launched the counted build's kernels, and its global-memory traffic (Nsight Compute) "
+            "equals the counted build's: " + std::to_string(hardware.sectors[0]) + " load sectors, " +
+            std::to_string(hardware.instructions[0]) + " load instructions.";
     return std::nullopt;
   }
   return Refusal{"timed code differs from counted",
-                 lab_title(lab) + "'s timed build moves other global-memory traffic than its counted build, on one pass "
-                                  "at n = " + size_text(input.n) + " (" + *difference +
+                 lab_title(lab) + "'s timed build moves other global-memory traffic than its counted build at n = " +
+                     size_text(input.n) + " (" + *difference +
                      "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's counters).\n"
                      "The same kernels ran, so their bodies must differ between the builds: a grade rests only on "
                      "code the counters saw.\nRead: " + kOneKernelDoc};

@@ -33,16 +33,17 @@ std::optional<Refusal> recorded_failure(int lab);
 // The lab's file names something that differs between the builds.
 std::optional<Refusal> build_dependent_code(int lab);
 
-// The kernels the timed (plain) build of lab `lab` launched on `input` (`timed`, traced by
-// the caller around its first run of the lab) differ from those its counted build launches on
-// the same input. Where no activity records can be taken, nothing is refused.
-std::optional<Refusal> other_kernels_timed(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input);
-
-// The timed build's global-memory traffic, read by Nsight Compute from the GPU's counters on one
-// pass at n, differs from what the kit counted for the counted build's first pass on `input`
-// (the same n). `note` gets one line for the speed test's message either way: what was
-// compared, or why nothing could be (no ncu, or no permission to read the counters).
-std::optional<Refusal> other_traffic_timed(int lab, const HostArray& input, std::string* note);
+// The timed (plain) build of lab `lab` runs other code on `input` than its counted build:
+//  - other kernels: `timed` is what the caller traced around its first run of the timed build
+//    (a second untimed call would meet host code that remembers the first), compared with a
+//    traced run of the counted build, by name, grid, block and dynamic shared memory;
+//  - other global-memory traffic in the same kernels: where Nsight Compute may read the GPU's
+//    counters, the timed build's whole reduction of n elements, measured in a process of its
+//    own, against what the kit counted in that run of the counted build.
+// Where activity records or counters cannot be taken, that part refuses nothing; `note` gets
+// one line for the speed test's message saying what was compared.
+std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
+                                          std::string* note);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;

@@ -4,7 +4,7 @@
 // deadlock and its line; a GPU may well finish it with the right result (design section 9),
 // and it is still not timed there: the speed test reads the emulator's verdict (section 13).
 //
-// expect emu correctness FAIL "deadlock at" "lab3_barrier_inside_if.cu:20"
+// expect emu correctness FAIL "deadlock at" "lab3_barrier_inside_if.cu:22"
 // expect gpu speedup FAIL "not correct yet" "correctness test on the CPU emulator failed: deadlock"
 
 #include <reduce_lab/lab.cuh>
