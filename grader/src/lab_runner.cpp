@@ -113,7 +113,7 @@ class WatchdogThread {
       if (note_at_ < deadline) {
         if (changed_.wait_until(lock, note_at_, [&] { return !armed_ || deadline_ != deadline; })) continue;
         note_progress(lab_title(lab_) + " at " + where_ + " has run for " + seconds_text(note_after_seconds()) +
-                      "; still waiting: the time limit stops it after " + limit_text() + " at most.");
+                      "; still waiting: the time limit stops it after " + first_limit_text() + " at most.");
       }
       if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
       note_stopped(lab_, where_);
@@ -128,9 +128,11 @@ class WatchdogThread {
     return text;
   }
 
+  std::string limit_text() const { return seconds_text(limit_seconds_); }
+
   // The limit that stops a hanging call first: on the emulator, one launch's own limit
   // (REDUCE_LAB_EMU_TIMEOUT, 60 s unless set) when it is the shorter.
-  std::string limit_text() const {
+  std::string first_limit_text() const {
     std::string text = seconds_text(limit_seconds_) + " (REDUCE_LAB_RUN_TIMEOUT)";
 #if defined(REDUCE_LAB_EMU)
     const char* launch = std::getenv("REDUCE_LAB_EMU_TIMEOUT");
