@@ -102,8 +102,8 @@ std::string traffic_hint(TrafficProblem problem, bool vector_seams, bool generic
   switch (problem) {
     case TrafficProblem::block_result_stored:
       return one_atomic + ": after the block's tree, one thread combines the block's result into output[0] "
-                          "atomically. A plain store (output[0] = sum) or output[0] += sum is a load and a store, "
-                          "not an atomic: blocks that finish together overwrite each other's results.";
+                          "atomically. A plain store (output[0] = sum) or output[0] += sum (a load, then a store) "
+                          "is not atomic: blocks that finish together overwrite each other's results.";
     case TrafficProblem::loads_missing:
       return "every element 0 to n-1 is loaded: the grid covers all n elements, and each thread's loop reaches "
              "its last element.";
