@@ -59,11 +59,13 @@ void write_file(const std::string& path, const std::string& text) {
   std::filesystem::rename(temporary, path, ignored);
 }
 
-// A cell cut to `width` columns at a word boundary, ending in "~": a figure is shown whole or
-// not at all ("1151 = 1151 @2048 ~", never "1151 = 11~").
+// A cell cut to `width` columns, ending in " ~": after the last whole item of a list ("a, b,
+// c") where there is one, else after the last whole word, so a figure is shown whole or not at
+// all ("1151 = 1151 @2048 ~", never "1151 = 11~").
 std::string fit_cell(const std::string& cell, std::size_t width) {
   if (cell.size() <= width) return cell;
-  std::size_t cut = cell.rfind(' ', width - 2);
+  std::size_t cut = cell.rfind(", ", width - 2);
+  if (cut == std::string::npos || cut < 5) cut = cell.rfind(' ', width - 2);
   if (cut == std::string::npos || cut < 5) cut = width - 2;
   std::string kept = cell.substr(0, cut);
   while (!kept.empty() && (kept.back() == ',' || kept.back() == ' ' || kept.back() == ':')) kept.pop_back();

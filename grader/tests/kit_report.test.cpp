@@ -262,6 +262,15 @@ TEST_CASE("kit report") {
     CHECK(failures.find(heading) != std::string::npos);
     CHECK(failures.find(heading) == failures.rfind(heading));
     CHECK(failures.find("Catch") == std::string::npos);
+
+    // A cell too long for its column is cut between figures, never inside one.
+    const auto long_cells = dir / "long";
+    setenv("REDUCE_LAB_RESULTS_DIR", long_cells.c_str(), 1);
+    record(5, "requests", fail("1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048", "long"));
+    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    const std::string table = table_text(long_cells.string(), "test", nullptr);
+    const std::regex cut("FAIL (1151 = 1151 @2048, )*1151 = 1151 @2048 ~");
+    CHECK(std::regex_search(table, cut));
   }
 
   {  // nothing graded (every test skipped: GPU tests where no GPU can run them) is no grade
