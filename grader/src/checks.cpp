@@ -18,6 +18,7 @@
 #include "inputs.hpp"
 #include "kernel_trace.hpp"
 #include "faults.hpp"
+#include "hints.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
 #include "speed_gate.hpp"
@@ -62,41 +63,7 @@ std::string indented(const std::string& text) {
   return out;
 }
 
-// Hints chosen from what failed (design §6), beside each lab's own idea_to_revisit().
-constexpr const char* kRaceHint =
-    "a race between threads: a __syncthreads() missing between writing shared memory and reading it (every step "
-    "of a tree ends at a barrier), or a warp-synchronous tail (strides below 32) without __syncwarp() between its "
-    "steps; __shfl_down_sync needs neither.";
-constexpr const char* kTimedHint =
-    "every call does the whole reduction: no result kept from an earlier call, no kernel skipped, and no race "
-    "(a barrier between writing shared memory and reading it).";
-constexpr const char* kIdentityHint =
-    "the op's identity: set the output to it before any block combines into it (reduce_lab::fill(output, "
-    "Op::identity()); 0 for a sum), and start every accumulator, and every missing element, at Op::identity(), "
-    "not at 0 or at an unset value.";
-constexpr const char* kAccumulatorHint =
-    "the type of every accumulator and shared array: T, not float or int (an int sum must wrap as int does, and a "
-    "float accumulator rounds large values).";
-constexpr const char* kAnySizeHint =
-    "any n: each of a thread's elements that exists (i < n) is added once, and a missing one is replaced by the "
-    "op's identity; the grid covers all n elements.";
-
 }  // namespace
-
-const char* idea_to_revisit(int lab) {
-  switch (lab) {
-    case 1: return "which threads own a partial sum at each stride, and the barrier after every step.";
-    case 2: return "the stride starts at blockDim.x and halves; only threads below it add, and every step ends at a barrier.";
-    case 3: return "the first add happens while loading into input_s; every later step reads input_s only after a barrier.";
-    case 4: return "bounds checks that use the identity for missing elements, and one atomicAdd per block.";
-    case 5: return "each thread adds COARSE_FACTOR*2 elements before the tree; the grid size follows from it.";
-    case 6: return "the last warp's steps without __syncthreads: __shfl_down_sync, or __syncwarp between steps.";
-    case 7:
-      return "one kernel template for every T and Op: a grid-stride loop that reads each element once, op(...) to "
-             "combine, warp shuffles, one barrier and one atomic per block.";
-  }
-  return "";
-}
 
 std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high) {
   std::vector<std::size_t> sizes;
@@ -145,6 +112,7 @@ struct WrongCase {
   double got = 0;
   bool checked_order = false;  // run again under other thread orders (emulator)
   std::string race;            // what those runs gave, when the result depended on the order
+  unsigned long long blocks = 0;  // blocks the case launched (the first pass's, for labs 1-3)
 };
 
 struct FaultCase {
@@ -195,26 +163,31 @@ void run_under_other_orders(LabRunner& runner, const HostArray& input, const Ref
 
 bool is_power_of_two(std::size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
-// The hint for wrong results, from what the wrong cases have in common.
-std::string wrong_result_hint(const ModuleInfo* module, const CorrectnessPlan& plan, const std::vector<WrongCase>& wrong,
-                              bool power_of_two_passed) {
-  if (wrong.empty()) return "";
-  const bool single = module->kind != LabKind::multipass;
-  bool any_nan = false, all_identity_cases = true, all_large = true, all_odd_sizes = true, one_type = true;
+// What the wrong cases have in common, for the hint (hints.hpp).
+WrongResults wrong_results(const ModuleInfo* module, const CorrectnessPlan& plan, const std::vector<WrongCase>& wrong,
+                           bool power_of_two_passed, bool one_block_passed) {
+  WrongResults facts;
+  if (wrong.empty()) return facts;
+  facts.single_launch = module->kind != LabKind::multipass;
+  facts.power_of_two_passed = power_of_two_passed;
+  facts.one_block_passed = one_block_passed;
+  facts.all_extremum_identity = facts.all_sums = facts.all_large = facts.all_odd_sizes = facts.all_several_blocks = true;
+  bool one_type = true;
   for (const WrongCase& w : wrong) {
     one_type = one_type && w.what.dtype == wrong.front().what.dtype;
-    any_nan = any_nan || std::isnan(w.got);
+    facts.any_nan = facts.any_nan || std::isnan(w.got);
+    facts.race = facts.race || !w.race.empty();
     // max or min that came out as 0, or failed only where every value is below 0: an identity of 0.
     const bool extremum = w.what.op != Op::sum;
-    all_identity_cases = all_identity_cases && extremum && (w.got == 0 || w.what.pattern == Pattern::all_negative);
-    all_large = all_large && w.what.pattern == Pattern::large;
-    all_odd_sizes = all_odd_sizes && !is_power_of_two(w.what.n);
+    facts.all_extremum_identity =
+        facts.all_extremum_identity && extremum && (w.got == 0 || w.what.pattern == Pattern::all_negative);
+    facts.all_sums = facts.all_sums && !extremum;
+    facts.all_large = facts.all_large && w.what.pattern == Pattern::large;
+    facts.all_odd_sizes = facts.all_odd_sizes && !is_power_of_two(w.what.n);
+    facts.all_several_blocks = facts.all_several_blocks && w.blocks > 1;
   }
-  if (single && (any_nan || all_identity_cases)) return kIdentityHint;
-  // Only the large values, or only one of several types: what the accumulators hold.
-  if (all_large || (one_type && plan.dtypes.size() > 1)) return kAccumulatorHint;
-  if (single && all_odd_sizes && power_of_two_passed) return kAnySizeHint;
-  return "";
+  facts.one_type_of_several = one_type && plan.dtypes.size() > 1;
+  return facts;
 }
 
 }  // namespace
@@ -225,7 +198,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   const ModuleInfo* module = loaded.info;
 
   int cases = 0;
-  bool todo = false, power_of_two_passed = false;
+  bool todo = false, power_of_two_passed = false, one_block_passed = false;
   std::vector<WrongCase> wrong;
   std::optional<FaultCase> fault;
   std::string grader_error;
@@ -259,9 +232,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           const Comparison cmp = compare(outcome.value, ref, dtype, n);
           if (cmp.ok) {
             power_of_two_passed = power_of_two_passed || is_power_of_two(n);
+            one_block_passed = one_block_passed || outcome.launches.blocks == 1;
             return true;
           }
-          WrongCase w{what, cmp.text, outcome.value, false, {}};
+          WrongCase w{what, cmp.text, outcome.value, false, {}, outcome.launches.blocks};
           const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),
                                                              [](const WrongCase& x) { return x.checked_order; }));
           if (thread_order::available() && checked < kWrongCasesRunAgain) run_under_other_orders(runner, input, ref, w);
@@ -315,7 +289,8 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
             << indented(fault->error) << "\n";
     if (!wrong.empty())
       message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
-    message << replay << doc_line(lab, fault_hint(kind));
+    const bool whole_segments = module->kind == LabKind::multipass && is_power_of_two(fault->what.n);
+    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments));
     return fail(fault_summary(fault->fault, fault->what.label), message.str(), figures);
   }
   if (!grader_error.empty())
@@ -329,18 +304,17 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   std::ostringstream message;
   message << lab_title(lab) << " computed a wrong result in " << wrong.size() << " of " << cases << " cases:\n"
           << listed(8);
-  std::string hint;
+  const std::string hint =
+      wrong_result_hint(wrong_results(module, plan, wrong, power_of_two_passed, one_block_passed));
   std::string summary;
   if (race != wrong.end()) {
     message << "At " << race->what.where() << " this is " << race->race << ".\n";
-    hint = kRaceHint;
     summary = "race: " + race->what.label;
   } else {
     const WrongCase& first = wrong.front();
     if (first.checked_order)
       message << "Under " << kOtherThreadOrders << " other thread orders the result at " << first.what.where()
               << " is the same: not a race, the computation itself is wrong.\n";
-    hint = wrong_result_hint(module, plan, wrong, power_of_two_passed);
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
@@ -379,12 +353,12 @@ std::string describe_requests(const Counters& c) {
 }
 
 // A lab that faulted while being counted: the same summary and hint as in correctness.
-Verdict counting_fault(int lab, const std::string& label, const std::string& error) {
+Verdict counting_fault(int lab, const std::string& label, const std::string& error, bool whole_segments) {
   const Fault fault = classify_fault(error);
   return fail(fault_summary(fault, label), lab_title(lab) + " stopped with " + fault_name(fault.kind) +
                                                " while being counted at " + label + ":\n" + indented(error) + "\n" +
                                                "Replay: " + replay_command(lab) + "\n" +
-                                               doc_line(lab, fault_hint(fault.kind)));
+                                               doc_line(lab, fault_hint_at(fault.kind, whole_segments)));
 }
 
 }  // namespace
@@ -405,7 +379,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
       thread_order::use(thread_order::process_seed());
       const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, DType::f32, n), true);
       if (outcome.todo) return not_implemented(lab, origin);
-      if (!outcome.ran) return counting_fault(lab, "n = " + std::to_string(n), outcome.error);
+      if (!outcome.ran) return counting_fault(lab, "n = " + std::to_string(n), outcome.error, is_power_of_two(n));
       const Counters expected = book_model_pass(lab, static_cast<unsigned>(n));
       const Counters& got = outcome.counters;
       std::string mismatch;
@@ -447,50 +421,6 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 // ---------------------------------------------------------------------------------------
 // Traffic of labs 4-7
 
-namespace {
-
-// What can be wrong with a lab's global-memory traffic, most basic first: the first kind
-// found names the summary and the hint.
-enum class TrafficProblem { loads_missing, loads_repeated, uncoalesced, stores, atomics, barriers };
-
-const char* traffic_summary(TrafficProblem problem) {
-  switch (problem) {
-    case TrafficProblem::loads_missing: return "loads missing";
-    case TrafficProblem::loads_repeated: return "loads repeated";
-    case TrafficProblem::uncoalesced: return "uncoalesced";
-    case TrafficProblem::stores: return "stores of partials";
-    case TrafficProblem::atomics: return "atomics";
-    case TrafficProblem::barriers: return "barriers";
-  }
-  return "traffic differs";
-}
-
-std::string traffic_hint(TrafficProblem problem, int lab) {
-  switch (problem) {
-    case TrafficProblem::loads_missing:
-      return "every element 0 to n-1 is loaded: the grid covers all n elements, and each thread's loop reaches "
-             "its last element.";
-    case TrafficProblem::loads_repeated:
-      return "each element is loaded once, by one thread: a thread's elements and the blocks' segments do not "
-             "overlap, and nothing at or past n is read.";
-    case TrafficProblem::uncoalesced:
-      return "coalescing: consecutive lanes of a warp read consecutive elements (the index ends in + threadIdx.x), "
-             "so each warp instruction reads one contiguous run that fills whole 32-byte sectors; a run narrower "
-             "than a sector (one lane reading alone, a tail read one element at a time) shares its sector with "
-             "others, and each of them fetches it again.";
-    case TrafficProblem::stores:
-      return "partial results stay in registers and shared memory: the only global write is the block's one "
-             "atomic.";
-    case TrafficProblem::atomics:
-      return "one atomic per block: one thread combines the block's result into output, after the block's tree.";
-    case TrafficProblem::barriers:
-      return lab == 7 ? idea_to_revisit(7) : idea_to_revisit(6);
-  }
-  return "";
-}
-
-}  // namespace
-
 Verdict check_traffic(int lab, const TrafficPlan& plan) {
   const LoadedLab loaded = load_lab(lab, Flavor::counted, plan.origin);
   if (!loaded) return not_loadable(lab, loaded);
@@ -498,7 +428,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   std::ostringstream problems, figures;
   std::string summary;
   std::optional<TrafficProblem> first_problem;
-  std::string first_label;
+  std::string first_label, first_line;
   int cases = 0;
   nlohmann::json measured = {{"cases", nlohmann::json::array()},
                              {"thresholds",
@@ -518,7 +448,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           thread_order::use(thread_order::process_seed());
           const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n));
           if (outcome.todo) return not_implemented(lab, plan.origin);
-          if (!outcome.ran) return counting_fault(lab, label, outcome.error);
+          if (!outcome.ran) return counting_fault(lab, label, outcome.error, false);
           ++cases;
           const Counters& c = outcome.counters;
           const std::size_t bytes = n * dtype_bytes(dtype);
@@ -536,6 +466,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             if (!first_problem || problem < *first_problem) {
               if (!first_problem) first_label = label;
               first_problem = problem;
+              first_line = line.substr(0, line.find(" ("));
             }
           };
           const std::string sector_rule =
@@ -565,8 +496,11 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (c.requests[1] != 0)
             found(TrafficProblem::stores, "store requests " + std::to_string(c.requests[1]) +
                                               ", expected 0 (partial results belong in registers and shared memory)");
+          // Fewer atomics than blocks, and stores instead: the blocks store (or +=) their results,
+          // which also explains the stores (and a +='s extra loads) listed above.
+          const bool stored_instead = c.requests[2] < atomics && c.requests[1] > 0;
           if (c.requests[2] != atomics)
-            found(TrafficProblem::atomics,
+            found(stored_instead ? TrafficProblem::block_result_stored : TrafficProblem::atomics,
                   "atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
                       " (one per block" +
                       (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block"
@@ -609,9 +543,15 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   if (!first_problem)
     return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
                              std::to_string(cases) + " cases:\n" + figures.str(), measured);
-  return fail(std::string(traffic_summary(*first_problem)) + ": " + first_label,
+  // The root cause's own figures head the table cell when they are the point ("atomic requests
+  // 0, expected 1"), so the headline does not say "stores" where the lesson is the atomic.
+  const std::string headline = *first_problem == TrafficProblem::block_result_stored
+                                   ? first_line
+                                   : std::string(traffic_summary(*first_problem));
+  const bool generic_ops = plan.ops.size() > 1 || plan.ops.front() != Op::sum;
+  return fail(headline + ": " + first_label,
               lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
-                  doc_line(lab, traffic_hint(*first_problem, lab)),
+                  doc_line(lab, traffic_hint(*first_problem, generic_ops, lab)),
               measured);
 }
 
@@ -850,7 +790,7 @@ Verdict check_speedup(int lab) {
           " inputs of different contents at the same address, with one element changed at a random place so that "
           "every sample's sum differs, and its output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
           "caches or skips work between calls, or from a race: every call must do the whole reduction.\n" +
-          doc_line(culprit, kTimedHint);
+          doc_line(culprit, timed_hint());
       return failed(baseline_wrong ? "baseline lab " + std::to_string(lab - 1) + " timed result wrong"
                                    : "timed result wrong",
                     message);

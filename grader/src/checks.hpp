@@ -63,7 +63,5 @@ std::size_t benchmark_floats();
 Verdict not_loadable(int lab, const LoadedLab& loaded);
 Verdict not_implemented(int lab, Origin origin);
 
-// One line a student can act on: the idea of lab `lab` to revisit.
-const char* idea_to_revisit(int lab);
 
 }  // namespace reduce_lab::grader

@@ -1,6 +1,8 @@
 // The grader's commands that grade nothing themselves: they turn what the tests recorded into
 // the table, report.json, the staircase and Gradescope's results.json (--table), thresholds
-// (--calibrate), and the size sweep (--bench). ./lab runs them; docs/instructors.md shows each.
+// (--calibrate), and the size sweep (--bench); --probe-gpu answers whether the CUDA runtime can
+// use a GPU here (./lab's last check before a GPU grade). ./lab runs them; docs/instructors.md
+// shows each.
 #pragma once
 
 #include <string>

@@ -61,6 +61,29 @@ void score(nlohmann::json& entry, double worth) {
   entry["counted"] = counted;
 }
 
+// A message that names the compiler's log by a path on the grading machine ("Full compiler
+// output: /autograder/.../lab04.emu.log") is useless where students cannot open that path
+// (Gradescope): the log's own first lines replace the path.
+std::string with_compiler_output(const std::string& message) {
+  static const std::regex named("Full compiler output: (\\S+)");
+  std::smatch match;
+  if (!std::regex_search(message, match, named)) return message;
+  std::ifstream in(match[1].str());
+  if (!in) return message;
+  std::string lines, line;
+  int kept = 0, more = 0;
+  while (std::getline(in, line)) {
+    if (kept < 40 && lines.size() < 6000) {
+      lines += "  " + line + "\n";
+      ++kept;
+    } else {
+      ++more;
+    }
+  }
+  if (more) lines += "  ... (" + std::to_string(more) + " more lines)\n";
+  return match.prefix().str() + "The compiler's output:\n" + lines + match.suffix().str();
+}
+
 }  // namespace
 
 bool Points::has(int lab, const std::string& check) const {
@@ -250,7 +273,7 @@ nlohmann::json gradescope_results(const nlohmann::json& report, const std::strin
                        {"max_score", result.value("max_score", 0.0)},
                        {"status", status == "PASS" ? "passed" : "failed"},
                        {"output", status + " " + result["summary"].get<std::string>() + "\n\n" +
-                                      result["message"].get<std::string>()},
+                                      with_compiler_output(result["message"].get<std::string>())},
                        {"output_format", "text"},
                        {"tags", {"lab" + std::to_string(lab), check}},
                        {"visibility", "visible"}});
@@ -259,6 +282,18 @@ nlohmann::json gradescope_results(const nlohmann::json& report, const std::strin
   std::string output = notes;
   if (!output.empty() && output.back() != '\n') output += "\n";
   if (!output.empty()) output += "\n";
+  // Nothing counted: a score of 0 out of 0 is no grade, and must say why rather than read as one.
+  double counted_maximum = 0;
+  for (const nlohmann::json& test : tests) counted_maximum += test["max_score"].get<double>();
+  if (counted_maximum == 0) {
+    std::string why = "no check ran";
+    for (const auto& [number, lab] : report["labs"].items())
+      for (const auto& [check, result] : lab["checks"].items())
+        if (why == "no check ran" && result.value("status", "") == "SKIP")
+          why = "every check was skipped here; the first one says: " + result.value("message", std::string("skipped"));
+    output += "NOT GRADED: nothing here could be graded, so this is a score of 0 out of 0, not a grade (" + why +
+              "). Grade again where the checks can run.\n\n";
+  }
   output += table;
   if (!not_graded.empty()) {
     std::string list;

@@ -12,7 +12,7 @@
 namespace reduce_lab::grader {
 
 // Version of report.json's layout (docs/grading.md, "report.json").
-constexpr int kReportSchema = 1;
+constexpr int kReportSchema = 2;
 
 // Points per lab and per check, from the one file instructors edit (grader/points.json):
 //   {"lab1": {"correctness": 6, "requests": 4, "speedup": 3, "races": 1}, ..., "lab7": {...}}

@@ -78,8 +78,11 @@ class WatchdogThread {
     lab_ = lab;
     what_ = std::move(what);
     where_ = std::move(where);
-    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                        std::chrono::duration<double>(limit_seconds_));
+    const auto now = std::chrono::steady_clock::now();
+    deadline_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(limit_seconds_));
+    note_at_ = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(note_after_seconds()));
     armed_ = true;
     changed_.notify_one();
   }
@@ -105,6 +108,13 @@ class WatchdogThread {
     for (;;) {
       changed_.wait(lock, [this] { return armed_; });
       const auto deadline = deadline_;
+      // A call that runs long says so before the limit ends it: a hanging kernel is otherwise
+      // silent for a minute or more, and ./lab grade shows the note as it appears.
+      if (note_at_ < deadline) {
+        if (changed_.wait_until(lock, note_at_, [&] { return !armed_ || deadline_ != deadline; })) continue;
+        note_progress(lab_title(lab_) + " at " + where_ + " has run for " + seconds_text(note_after_seconds()) +
+                      "; still waiting: the time limit stops it after " + first_limit_text() + " at most.");
+      }
       if (changed_.wait_until(lock, deadline, [&] { return !armed_ || deadline_ != deadline; })) continue;
       note_stopped(lab_, where_);
       stop(lab_, "time limit: " + where_,
@@ -112,11 +122,29 @@ class WatchdogThread {
     }
   }
 
-  std::string limit_text() const {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%.0f s", limit_seconds_);
-    return limit;
+  static std::string seconds_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+    return text;
   }
+
+  std::string limit_text() const { return seconds_text(limit_seconds_); }
+
+  // The limit that stops a hanging call first: on the emulator, one launch's own limit
+  // (REDUCE_LAB_EMU_TIMEOUT, 60 s unless set) when it is the shorter.
+  std::string first_limit_text() const {
+    std::string text = seconds_text(limit_seconds_) + " (REDUCE_LAB_RUN_TIMEOUT)";
+#if defined(REDUCE_LAB_EMU)
+    const char* launch = std::getenv("REDUCE_LAB_EMU_TIMEOUT");
+    const double launch_seconds = launch && *launch ? std::atof(launch) : 60.0;
+    if (launch_seconds < limit_seconds_) text = seconds_text(launch_seconds) + " per launch (REDUCE_LAB_EMU_TIMEOUT)";
+#endif
+    return text;
+  }
+
+  // When a call that has not returned is worth a note: long for a correct lab even on a busy
+  // machine, well before any limit.
+  double note_after_seconds() const { return limit_seconds_ > 45 ? 15.0 : limit_seconds_ / 3; }
 
   [[noreturn]] static void stop(int lab, const std::string& summary, const std::string& what) {
     const std::string message = what + "\nRevisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " +
@@ -132,7 +160,7 @@ class WatchdogThread {
   std::mutex mutex_;
   std::condition_variable changed_;
   bool armed_ = false;
-  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::steady_clock::time_point deadline_, note_at_;
   int lab_ = 1;
   std::string what_, where_;
   double limit_seconds_ = 30;

@@ -23,6 +23,11 @@ void set_current_test(int lab, const std::string& test);
 // Records `verdict` for the current test; false when there is none.
 bool record_current(const Verdict& verdict);
 
+// A note on the current test while it runs ("lab 4 at n = 5 has run for 15 s ..."): printed to
+// stderr, and left in REDUCE_LAB_RESULTS_DIR as lab<lab>.<test>.note, which ./lab grade shows
+// as it appears (CTest shows a test's output only when the test ends).
+void note_progress(const std::string& text);
+
 // One recorded result, as read back from its files.
 struct RecordedResult {
   std::string status;   // PASS, FAIL or SKIP
@@ -50,9 +55,13 @@ extern const char* const kTests[4];
 
 // The table of everything recorded in `dir`, one line per lab that has results. `backend`
 // names what graded ("GPU", "emulator"). `all_passed` (may be null): every lab passed every
-// test that ran, and at least one test ran.
+// test that ran, and at least one test was graded (not every one skipped).
 std::string table_text(const std::string& dir, const std::string& backend, bool* all_passed);
-// Prints table_text() and a key to it; returns all_passed.
+// Every failed check's message, once: a lab's checks that failed with the same message are
+// named together, and labs not started yet (REDUCE_LAB_TODO()) share one paragraph.
+std::string failures_text(const std::string& dir);
+
+// Prints failures_text(), then table_text() and a key to it; returns all_passed.
 bool print_table(const std::string& dir, const std::string& backend);
 
 // "gpu" or "emu": the backend this grader was built for.

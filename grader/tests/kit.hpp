@@ -1,6 +1,6 @@
 // What every lab test file uses: the checks, the plans each lab is graded with, and grade(),
-// which records a verdict for the table, prints it, and fails the test case when the verdict
-// does. The plans live here once: the lab tests, the count dump and the docs test (which
+// which records a verdict for the table, prints it once, and fails the test case when the
+// verdict does. The plans live here once: the lab tests, the count dump and the docs test (which
 // checks every figure the docs state about them) all read these objects.
 #pragma once
 
@@ -13,6 +13,8 @@
 namespace reduce_lab::grader {
 
 void grade(int lab, const char* test, const Verdict& verdict);
+// True once grade() has printed a failed verdict in this process.
+bool graded_failure();
 
 // Labs 1-3 (multipass, n a power of two): every power of two from 2 to 2^20 with random
 // inputs, and the other patterns at a few sizes.

@@ -1,7 +1,7 @@
 // The Gradescope autograder end to end: ./lab autograder gradescope packs the zip, which is
 // unpacked into a fake /autograder tree in a temporary folder; run_autograder grades a
-// submission of two correct labs (one at the top, one in labs/), one wrong, one that does not
-// compile and a file that is no lab, on the CPU emulator; results.json is checked field by
+// submission of two correct labs (one at the top, one in labs/ beside an old attempt), one
+// wrong, one that does not compile and files that are no lab, on the CPU emulator; results.json is checked field by
 // field against Gradescope's specification and grader/points.json.
 #include <unistd.h>
 
@@ -67,6 +67,12 @@ TEST_CASE("kit autograder") {
   std::ofstream(submission / "03_shared_memory.cu") << wrong;
   std::ofstream(submission / "04_segmented.cu") << read_text(root / "solutions" / "04_segmented.cu") << "\nthis is not C++;\n";
   std::ofstream(submission / "notes.cu") << "// not a lab\n";
+  // An old attempt beside the real lab 2, at the same depth: the labs/ one is graded, as
+  // ./lab grade-all grades it (tools/pick-labs). A copy of the kit's sources: one note for all.
+  std::filesystem::create_directories(submission / "attempt1");
+  std::filesystem::copy_file(root / "labs" / "02_convergent.cu", submission / "attempt1" / "02_convergent.cu");
+  std::filesystem::create_directories(submission / "kit-copy" / "grader" / "src");
+  for (int i = 0; i < 20; ++i) std::ofstream(submission / "kit-copy" / "grader" / "src" / ("part" + std::to_string(i) + ".cu")) << "\n";
 
   const auto results_file = top / "results" / "results.json";
   const int status = std::system(("REDUCE_LAB_AUTOGRADER_ROOT=" + quoted(top) + " " + quoted(unpacked / "run_autograder") +
@@ -88,7 +94,11 @@ TEST_CASE("kit autograder") {
   CHECK_FALSE(results.contains("leaderboard"));  // no GPU, no bandwidth
   const std::string output = results["output"];
   CHECK(output.find("05_coarsened.cu was not in the submission") != std::string::npos);
-  CHECK(output.find("notes.cu is not graded") != std::string::npos);
+  const std::string others = "21 other .cu files are not graded";
+  CHECK(output.find(others) != std::string::npos);
+  CHECK(output.find(others) == output.rfind(others));  // once, not once per file
+  CHECK(output.find("not graded (") == output.rfind("not graded ("));
+  CHECK(output.find("lab 2: graded labs/02_convergent.cu, not attempt1/02_convergent.cu") != std::string::npos);
   CHECK(output.find("1 simple") != std::string::npos);  // the table
   CHECK(output.find("Not graded here") != std::string::npos);
 
@@ -120,7 +130,12 @@ TEST_CASE("kit autograder") {
       expected_maximum += points.of(lab, check);
       const std::string said = test["output"];
       if (lab == 3 && std::string(check) == "correctness") CHECK(said.find("FAIL wrong: n = ") == 0);
-      if (lab == 4) CHECK(said.find("does not compile") != std::string::npos);
+      if (lab == 4) {
+        CHECK(said.find("does not compile") != std::string::npos);
+        // The compiler's own lines, not a path on the grading machine that students cannot open.
+        CHECK(said.find("The compiler's output:") != std::string::npos);
+        CHECK(said.find("Full compiler output: /") == std::string::npos);
+      }
       if (lab >= 5) CHECK(said.find("not implemented yet") != std::string::npos);
     }
   CHECK(maximum == expected_maximum);

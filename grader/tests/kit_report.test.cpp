@@ -256,6 +256,41 @@ TEST_CASE("kit report") {
     CHECK(leaderboard[0]["value"] == report["labs"]["7"]["checks"]["speedup"]["figures"]["lab"]["gbs"]);
   }
 
+  {  // every failure printed once, after the table's run: lab 2's wrong correctness is one paragraph
+    const std::string failures = failures_text(results.string());
+    const std::string heading = "lab2 correctness: FAIL wrong";
+    CHECK(failures.find(heading) != std::string::npos);
+    CHECK(failures.find(heading) == failures.rfind(heading));
+    CHECK(failures.find("Catch") == std::string::npos);
+
+    // A cell too long for its column is cut between figures, never inside one.
+    const auto long_cells = dir / "long";
+    setenv("REDUCE_LAB_RESULTS_DIR", long_cells.c_str(), 1);
+    record(5, "requests", fail("1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048", "long"));
+    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    const std::string table = table_text(long_cells.string(), "test", nullptr);
+    const std::regex cut("FAIL (1151 = 1151 @2048, )*1151 = 1151 @2048 ~");
+    CHECK(std::regex_search(table, cut));
+  }
+
+  {  // nothing graded (every test skipped: GPU tests where no GPU can run them) is no grade
+    const auto skipped = dir / "skipped";
+    setenv("REDUCE_LAB_RESULTS_DIR", skipped.c_str(), 1);
+    const std::string why = "no usable NVIDIA GPU here (CUDA driver version is insufficient for CUDA runtime version)";
+    for (const char* check : kTests) record(1, check, skip("skipped", why));
+    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    bool passed = true;
+    const std::string text = table_text(skipped.string(), "GPU", &passed);
+    CHECK_FALSE(passed);  // ./lab grade exits non-zero
+    CHECK(text.find("nothing was graded") != std::string::npos);
+    const Points points = load_points(source_root() + "/grader/points.json");
+    const nlohmann::json none = build_report({skipped.string(), "GPU", "v-test", &points});
+    CHECK(none["max_score"] == 0);
+    const std::string said = gradescope_results(none, text, 1, "")["output"];
+    CHECK(said.rfind("NOT GRADED", 0) == 0);  // a 0 of 0 says why, first
+    CHECK(said.find("driver version is insufficient") != std::string::npos);
+  }
+
   {  // the staircase: drawn from a GPU's figures, not from the emulator's
     const std::string svg = (dir / "staircase.svg").string();
     std::ofstream(svg) << "stale";

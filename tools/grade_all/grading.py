@@ -185,7 +185,7 @@ def new_report(submission: Submission, setup: Setup) -> dict:
         "submission": str(submission.source),
         "kit_version": setup.kit_version,
         "backend": setup.backend,
-        "graded_at": now_utc(),
+        "created": now_utc(),
         "host": socket.gethostname(),
         "slurm_job": f"{job}_{task}" if job and task else None,
         "labs_graded": list(setup.labs),
@@ -198,8 +198,8 @@ def new_report(submission: Submission, setup: Setup) -> dict:
         "error_kind": None,
         "notes": list(submission.notes),
         "labs": {},
-        "points": 0,
-        "max_points": 0,
+        "score": 0,
+        "max_score": 0,
         "seconds": {"build": 0.0, "tests": 0.0, "waiting_for_device": 0.0},
     }
 
@@ -274,6 +274,10 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
                 out.write(f"  note: {note}\n")
         if submission.problem:
             report["error"], report["error_kind"] = submission.problem, "submission"
+            # Out of the same maximum as everyone: every lab is there, handed in by no file.
+            for lab in setup.labs:
+                report["labs"][str(lab)] = {"checks": lab_checks(lab, {}, False, f"labs/{setup.stems[lab]}.cu"),
+                                            "score": 0, "max_score": 0}
         else:
             grade_in(scratch, log, submission, setup, report)
     except Stopped:
@@ -361,9 +365,24 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
         report["labs"][str(lab)] = {
             "checks": lab_checks(lab, recorded.get(lab, {}), lab in submission.files,
                                  f"labs/{setup.stems[lab]}.cu"),
-            "points": 0, "max_points": 0}
+            "score": 0, "max_score": 0}
     explain_unfinished(report, test_outcomes(ctest_output, junits), setup.timeout)
     name_files_as_the_student_does(report, scratch)
+    refuse_an_empty_grade(report, graded)
+
+
+def refuse_an_empty_grade(report: dict, graded: list) -> None:
+    """Lab files were handed in but no test could judge them (a GPU grade on a machine whose
+    GPU cannot run them: every test skipped): that is no grade. It is marked as the kit's own
+    failure, so the roster says why and the next run grades the student again, instead of
+    keeping 0 points "already graded with the same files"."""
+    results = [report["labs"][str(lab)]["checks"][check] for lab in graded for check in report["labs"][str(lab)]["checks"]]
+    if not results or any(result["status"] in ("PASS", "FAIL") for result in results):
+        return
+    reason = next((result["message"] for result in results if result["status"] == "SKIP" and result["message"]),
+                  "every test was skipped or left no result")
+    report["error"] = "no test could grade the lab files here: " + reason.splitlines()[0]
+    report["error_kind"] = "grading"
 
 
 def name_files_as_the_student_does(report: dict, scratch: Path) -> None:

@@ -52,7 +52,7 @@ class Progress:
                 failing = [f"lab{lab}.{check}" for lab, entry in report["labs"].items()
                            for check, result in entry["checks"].items() if result["status"] in ("FAIL", "ERROR")]
                 self.failing += bool(failing)
-                line = f"{student}: {report['points']:g}/{report['max_points']:g}" + (
+                line = f"{student}: {report['score']:g}/{report['max_score']:g}" + (
                     f" (failing: {', '.join(failing[:6])}{' ...' if len(failing) > 6 else ''})" if failing else "")
             self.show(line)
 

@@ -1,15 +1,16 @@
 """One student's results: read from a graded build folder, written as report.json.
 
-report.json (schema 1; docs/instructors.md describes every field):
+report.json (schema 2, as ./lab grade's: the same names for the same things; docs/instructors.md
+describes every field):
 
-    {"schema": 1, "student": "alice", "submission": "/class/alice", "kit_version": "badf3b0",
-     "backend": "emu", "graded_at": "2025-01-31T12:00:00Z", "host": "node1", "slurm_job": null,
+    {"schema": 2, "student": "alice", "submission": "/class/alice", "kit_version": "badf3b0",
+     "backend": "emu", "created": "2025-01-31T12:00:00Z", "host": "node1", "slurm_job": null,
      "labs_graded": [1, 2], "files": {"1": {"path": "labs/01_simple.cu", "sha256": "..."}},
      "fingerprint": "...", "error": null, "error_kind": null, "notes": [],
      "labs": {"1": {"checks": {"correctness": {"status": "PASS", "summary": "35 cases ok",
-                                               "message": "...", "points": 6, "max_points": 6}, ...},
-                    "points": 10, "max_points": 10}, ...},
-     "points": 20, "max_points": 20, "seconds": {"build": 3.1, "tests": 40.2, "waiting_for_device": 0}}
+                                               "message": "...", "score": 6, "max_score": 6}, ...},
+                    "score": 10, "max_score": 10}, ...},
+     "score": 20, "max_score": 20, "seconds": {"build": 3.1, "tests": 40.2, "waiting_for_device": 0}}
 
 A check's status is PASS, FAIL or SKIP as the grader recorded it, MISSING when the student
 handed in no file for the lab, or ERROR when its test left no result at all.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from .kit import CHECKS
 
-SCHEMA = 1
+SCHEMA = 2
 
 
 def read_results(results_dir: Path) -> dict:
@@ -50,7 +51,7 @@ def read_results(results_dir: Path) -> dict:
 
 
 def check_entry(status: str, summary: str, message: str) -> dict:
-    return {"status": status, "summary": summary, "message": message, "points": 0, "max_points": 0}
+    return {"status": status, "summary": summary, "message": message, "score": 0, "max_score": 0}
 
 
 def lab_checks(lab: int, recorded: dict, submitted: bool, file_name: str) -> dict:
@@ -82,14 +83,14 @@ def score(report: dict, points: dict) -> dict:
         for check, entry in lab["checks"].items():
             worth = points.get(int(lab_text), {}).get(check, 0)
             skipped = entry["status"] == "SKIP" or (entry["status"] == "MISSING" and check in never)
-            entry["max_points"] = 0 if skipped else worth
-            entry["points"] = worth if entry["status"] == "PASS" else 0
-            lab_points += entry["points"]
-            lab_max += entry["max_points"]
-        lab["points"], lab["max_points"] = lab_points, lab_max
+            entry["max_score"] = 0 if skipped else worth
+            entry["score"] = worth if entry["status"] == "PASS" else 0
+            lab_points += entry["score"]
+            lab_max += entry["max_score"]
+        lab["score"], lab["max_score"] = lab_points, lab_max
         total += lab_points
         maximum += lab_max
-    report["points"], report["max_points"] = total, maximum
+    report["score"], report["max_score"] = total, maximum
     return report
 
 

@@ -50,14 +50,14 @@ def write_roster(path: Path, rows: list, labs: list, points: dict) -> dict:
         score(report, points)
         state = "error" if report.get("error") else "graded"
         counts[state] += 1
-        row = [student, state, number(report["points"]), number(report["max_points"])]
+        row = [student, state, number(report["score"]), number(report["max_score"])]
         for lab in labs:
             lab_entry = report.get("labs", {}).get(str(lab), {})
             checks = lab_entry.get("checks", {})
-            row.append(number(lab_entry.get("points", 0)) if lab_entry else "")
+            row.append(number(lab_entry.get("score", 0)) if lab_entry else "")
             row += [checks.get(check, {}).get("status", "") for l, check in columns if l == lab]
-            row += [number(checks[check]["points"]) if check in checks else "" for l, check in columns if l == lab]
-        row += [report.get("backend", ""), report.get("kit_version", ""), report.get("graded_at", ""),
+            row += [number(checks[check]["score"]) if check in checks else "" for l, check in columns if l == lab]
+        row += [report.get("backend", ""), report.get("kit_version", ""), report.get("created", ""),
                 note(report)]
         writer.writerow(row)
     write_atomically(path, text.getvalue())

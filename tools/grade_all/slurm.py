@@ -187,7 +187,7 @@ def run_task(manifest_path: Path, index: int) -> int:
     except Stopped:
         print("stopped before the end: no report written", flush=True)
         return 143
-    summary = report["error"] or f"{report['points']:g}/{report['max_points']:g} points"
+    summary = report["error"] or f"{report['score']:g}/{report['max_score']:g} points"
     print(f"{submission.student}: {summary} (build {report['seconds']['build']:.0f} s, "
           f"tests {report['seconds']['tests']:.0f} s)", flush=True)
     return 0

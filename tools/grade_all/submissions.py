@@ -86,13 +86,21 @@ def _from_paths(submission: Submission, paths: list, read, stems: dict) -> None:
             continue
         submission.files[lab] = data
         submission.paths[lab] = chosen
+    shown = ", ".join(other_cu[:5]) + (f" and {len(other_cu) - 5} more" if len(other_cu) > 5 else "")
     if not submission.files:
         expected = ", ".join(f"{stem}.cu" for stem in stems.values())
         submission.problem = (f"no lab files found: expected labs/<lab>.cu as in the kit, or the files themselves "
                               f"({expected})")
         if other_cu:
-            shown = ", ".join(other_cu[:5]) + (" ..." if len(other_cu) > 5 else "")
             submission.problem += f"; found other .cu files ({shown}): lab files must keep the kit's names"
+    elif other_cu:
+        # One note for all of them: a whole copy of the kit brings dozens, and a misnamed lab
+        # must still stand out.
+        first, last = min(stems.values()), max(stems.values())
+        what = f"{other_cu[0]} is" if len(other_cu) == 1 else f"{len(other_cu)} other .cu files are"
+        submission.notes.append(f"{what} not graded ({shown}): lab files keep the kit's names, {first}.cu ... {last}.cu"
+                                if len(other_cu) > 1 else
+                                f"{what} not graded: lab files keep the kit's names, {first}.cu ... {last}.cu")
 
 
 def _walk(folder: Path) -> list:

@@ -1,8 +1,9 @@
 // Broken lab 4 (segmented): no identity. The student dropped reduce_lab::fill, so the blocks
 // add their sums to whatever the output held before: the grader poisons it with NaN, and
-// every result comes out NaN.
+// every result comes out NaN. The hint is lab 4's own identity, 0 for a sum, in lab 4's words
+// (reduce_lab::fill(output, 0.0f)), not lab 7's Op::identity().
 //
-// expect all correctness FAIL "wrong" "NaN"
+// expect all correctness FAIL "wrong" "the identity of a sum, 0"
 // expect all requests PASS
 
 #include <reduce_lab/lab.cuh>

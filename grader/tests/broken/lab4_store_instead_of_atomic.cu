@@ -1,14 +1,16 @@
 // Broken lab 4 (segmented): a plain store instead of atomicAdd. Each block writes its sum to
 // output[0], so with two blocks or more the last one to finish wins and the others' sums are
-// lost; the traffic check sees stores and no atomics.
+// lost; the traffic check sees stores and no atomics. Every case of one block is right, so
+// both checks point at the one atomicAdd per block (not at a missing __syncthreads), and the
+// requests' headline says what the counters show: no atomic where one was expected.
 //
 // On the emulator the first case the race shows in is not fixed: with two blocks (n = 4096)
 // every thread order may let the same block finish last, and then the race shows at a larger
 // n. What is pinned is that it is named a race.
 //
-// expect gpu correctness FAIL "wrong: n = 4096"
-// expect emu correctness FAIL "race: n = " "depends on the order"
-// expect all requests FAIL "stores"
+// expect gpu correctness FAIL "wrong: n = 4096" "one atomicAdd per block"
+// expect emu correctness FAIL "race: n = " "one atomicAdd per block"
+// expect all requests FAIL "atomic requests 0, expected 1: n = 1" "one atomicAdd per block"
 
 #include <reduce_lab/lab.cuh>
 

@@ -1,9 +1,10 @@
 // Broken lab 6 (warp-unrolled): __syncwarp() between the steps, but each step still reads
 // and writes input_s in one statement. In the step with offset 16, lane 0 reads input_s[16]
 // while lane 16 writes it: __syncwarp() orders the steps, not the lanes within a step. The
-// emulator's shuffled lane order gives wrong sums.
+// emulator's shuffled lane order gives wrong sums. The hint names the guard (read into a
+// register, __syncwarp(), write), not only the __syncwarp() the student already has.
 //
-// expect emu correctness FAIL "race"
+// expect emu correctness FAIL "race" "read into a register, __syncwarp(), write"
 // expect all requests PASS
 
 #include <reduce_lab/lab.cuh>
