@@ -19,6 +19,7 @@
 #include "faults.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "shared_checks.hpp"
 #include "thread_order.hpp"
 #include "timing.hpp"
 
@@ -42,7 +43,7 @@ nlohmann::json counts_json(const Counters& c) {
   return {{"requests", kinds(c.requests)},         {"sectors", kinds(c.sectors)},
           {"instructions", kinds(c.instructions)}, {"active_lanes", kinds(c.active_lanes)},
           {"bytes", kinds(c.bytes)},               {"barrier_warps", c.barrier_warps},
-          {"simd_efficiency", simd_efficiency(c)}};
+          {"simd_efficiency", simd_efficiency(c)}, {"shared", shared_counts_json(c)}};
 }
 
 // The closing lines of every failure: the idea the failure points to, and the page.
@@ -393,6 +394,8 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 
   std::ostringstream figures, problems;
   std::string summary;
+  std::optional<SharedJudgement> shared_problem;  // the first size whose tree costs too much
+  std::size_t shared_problem_n = 0;
   nlohmann::json measured = {
       {"sizes", nlohmann::json::array()},
       {"thresholds", {{"rule", std::string("equal to the model of ") + lab_info(lab).figure + " in every graded count"}}}};
@@ -411,17 +414,30 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
         if (line.get(got) != line.get(expected))
           mismatch += "    " + std::string(line.what) + ": " + std::to_string(line.get(got)) + ", the book's kernel " +
                       std::to_string(line.get(expected)) + "\n";
-      measured["sizes"].push_back({{"n", n},
-                                   {"blocks", outcome.launches.blocks},
-                                   {"measured", counts_json(got)},
-                                   {"book", counts_json(expected)},
-                                   {"equal", mismatch.empty()}});
+      nlohmann::json size = {{"n", n},
+                              {"blocks", outcome.launches.blocks},
+                              {"measured", counts_json(got)},
+                              {"book", counts_json(expected)},
+                              {"equal", mismatch.empty()}};
+      if (lab == 3) {
+        const SharedJudgement tree = judge_shared_tree(got, outcome.launches);
+        size["shared_wavefronts_bound"] = tree.bound;
+        size["shared_ok"] = !tree.problem;
+        if (tree.problem && (!shared_problem || n == 2048)) {  // 2048: the size the lab page shows
+          shared_problem = tree;
+          shared_problem_n = n;
+        }
+      }
+      measured["sizes"].push_back(size);
       if (n == 256 || n == 2048) {
         figures << "  n = " << n << ": " << describe_requests(got) << " requests (the book's kernel: "
                 << describe_requests(expected) << "), SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(got))
-                << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1] << "\n";
+                << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1];
+        if (lab == 3) figures << "; shared memory " << describe_shared(got);
+        figures << "\n";
         summary += (summary.empty() ? "" : " ") + std::to_string(total_requests(got)) + "/" +
                    std::to_string(total_requests(expected)) + " @" + std::to_string(n);
+        if (lab == 3 && n == 2048) summary += ", smem " + describe_shared_short(got);
       }
       if (!mismatch.empty() && problems.tellp() < 1500) {
         problems << "  n = " << n << " (" << outcome.launches.blocks << " block(s) of "
@@ -432,6 +448,14 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
     return fail("grader error", std::string("the grader could not count the lab: ") + e.what());
   }
   const std::string p = problems.str();
+  if (p.empty() && shared_problem)
+    return fail(shared_problem->summary + " @" + std::to_string(shared_problem_n),
+                lab_title(lab) + " issues the global-memory requests of " + lab_info(lab).figure +
+                    ", but its tree costs more in shared memory than the lesson's. At n = " +
+                    std::to_string(shared_problem_n) + ", counted per warp instruction (a wavefront is one pass of "
+                    "the 32 banks):\n    " + shared_problem->line + "\n" +
+                    doc_line(lab, shared_hint(*shared_problem->problem)),
+                measured);
   if (p.empty())
     return pass(summary, lab_title(lab) + " issues exactly the global-memory requests of " + lab_info(lab).figure +
                              " at every size:\n" + figures.str(), measured);
@@ -449,7 +473,7 @@ namespace {
 
 // What can be wrong with a lab's global-memory traffic, most basic first: the first kind
 // found names the summary and the hint.
-enum class TrafficProblem { loads_missing, loads_repeated, uncoalesced, stores, atomics, barriers };
+enum class TrafficProblem { loads_missing, loads_repeated, uncoalesced, stores, atomics, barriers, shared_memory };
 
 const char* traffic_summary(TrafficProblem problem) {
   switch (problem) {
@@ -459,6 +483,7 @@ const char* traffic_summary(TrafficProblem problem) {
     case TrafficProblem::stores: return "stores of partials";
     case TrafficProblem::atomics: return "atomics";
     case TrafficProblem::barriers: return "barriers";
+    case TrafficProblem::shared_memory: return "shared memory";
   }
   return "traffic differs";
 }
@@ -482,6 +507,8 @@ std::string traffic_hint(TrafficProblem problem, const TrafficPlan& plan, int la
       return "one atomic per block: one thread combines the block's result into output, after the block's tree.";
     case TrafficProblem::barriers:
       return lab == 7 ? idea_to_revisit(7) : idea_to_revisit(6);
+    case TrafficProblem::shared_memory:
+      return "";  // named by the shared-memory judgement itself (check_traffic)
   }
   return "";
 }
@@ -496,6 +523,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   std::string summary;
   std::optional<TrafficProblem> first_problem;
   std::string first_label;
+  std::optional<SharedJudgement> first_shared;
   int cases = 0;
   nlohmann::json measured = {{"cases", nlohmann::json::array()},
                              {"thresholds",
@@ -571,6 +599,14 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
                                                 std::to_string(plan.max_barriers_per_block));
           nlohmann::json counted = counts_json(c);
+          if (plan.shared_tree_bound) {
+            const SharedJudgement tree = judge_shared_tree(c, outcome.launches);
+            counted["shared_wavefronts_bound"] = tree.bound;
+            if (tree.problem) {
+              found(TrafficProblem::shared_memory, tree.line);
+              if (!first_shared) first_shared = tree;
+            }
+          }
           counted["barriers_per_block"] = barriers;
           measured["cases"].push_back(
               {{"dtype", dtype_name(dtype)},
@@ -591,7 +627,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + size_text(n);
             figures << "  n = " << n << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
                     << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
-                    << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c)) << "\n";
+                    << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c))
+                    << ", shared memory " << describe_shared(c) << "\n";
           }
         }
       }
@@ -602,6 +639,12 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   if (!first_problem)
     return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
                              std::to_string(cases) + " cases:\n" + figures.str(), measured);
+  if (*first_problem == TrafficProblem::shared_memory)
+    return fail(first_shared->summary + ": " + first_label,
+                lab_title(lab) + " uses global memory as this lab asks, but its tree costs more in shared memory "
+                                 "than a conflict-free convergent tree (a wavefront is one pass of the 32 banks):\n" +
+                    problems.str() + doc_line(lab, shared_hint(*first_shared->problem)),
+                measured);
   return fail(std::string(traffic_summary(*first_problem)) + ": " + first_label,
               lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
                   doc_line(lab, traffic_hint(*first_problem, plan, lab)),

@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 2;
+constexpr int kAbiVersion = 3;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -20,6 +20,15 @@ struct Counters {
   unsigned long long active_lanes[kAccessKinds];  // lanes that took part in those instructions
   unsigned long long bytes[kAccessKinds];         // bytes those lanes accessed
   unsigned long long barrier_warps;               // __syncthreads, counted once per arriving warp
+
+  // Shared memory (design §11), by the same kinds. A wavefront is one pass of the 32 banks
+  // (4 bytes each) serving part of a warp instruction; conflicts are the wavefronts beyond
+  // the instruction's ideal (one per 32-, 16- or 8-lane phase of a 4-, 8- or 16-byte access).
+  unsigned long long shared_instructions[kAccessKinds];
+  unsigned long long shared_wavefronts[kAccessKinds];
+  unsigned long long shared_conflicts[kAccessKinds];
+  unsigned long long shared_active_lanes[kAccessKinds];
+  unsigned long long shared_bytes[kAccessKinds];
 };
 
 enum class DType : int { f32 = 0, f64 = 1, i32 = 2 };
