@@ -184,16 +184,27 @@ function(reduce_lab_add_module target source flavor outdir number)
     list(APPEND launcher --also ${count} ${check})
   endif()
   list(APPEND launcher "${outdir}/${stem}")
+  # The counting builds compile the lab with its __shared__ declarations rewritten into the
+  # kit's counted types (cmake/counting_rewrite.cmake); messages still name the lab's own
+  # file and lines. The plain gpu build compiles the file as written.
+  get_filename_component(source_dir "${source}" DIRECTORY)
   if(flavor STREQUAL "emu")
-    # The host compiler gets the lab with its dynamic shared memory declarations rewritten
-    # (cmake/emu_rewrite.cmake); messages still name the lab's own file and lines.
-    set(rewritten "${outdir}/${stem}.cpp")
-    add_custom_command(OUTPUT "${rewritten}"
-      COMMAND "${CMAKE_COMMAND}" "-DINPUT=${source}" "-DOUTPUT=${rewritten}"
-              -P "${PROJECT_SOURCE_DIR}/cmake/emu_rewrite.cmake"
-      DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/emu_rewrite.cmake" VERBATIM)
-    add_library(${target} MODULE "${rewritten}")
-    get_filename_component(source_dir "${source}" DIRECTORY)
+    set(compiled "${outdir}/${stem}.cpp")
+    set(rewrite_backend emu)
+  elseif(flavor STREQUAL "gpucount")
+    set(compiled "${outdir}/${stem}.cu")
+    set(rewrite_backend gpu)
+  else()
+    set(compiled "${source}")
+  endif()
+  if(NOT compiled STREQUAL source)
+    add_custom_command(OUTPUT "${compiled}"
+      COMMAND "${CMAKE_COMMAND}" "-DINPUT=${source}" "-DOUTPUT=${compiled}" "-DBACKEND=${rewrite_backend}"
+              -P "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
+      DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake" VERBATIM)
+  endif()
+  if(flavor STREQUAL "emu")
+    add_library(${target} MODULE "${compiled}")
     target_compile_options(${target} PRIVATE "-iquote${source_dir}")
     target_link_libraries(${target} PRIVATE reduce_emu)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
@@ -203,7 +214,10 @@ function(reduce_lab_add_module target source flavor outdir number)
       set_property(SOURCE "${rewritten}" APPEND PROPERTY OBJECT_DEPENDS "${REDUCE_LAB_CHECK_SPACES}")
     endif()
   else()
-    add_library(${target} MODULE "${source}")
+    add_library(${target} MODULE "${compiled}")
+    if(flavor STREQUAL "gpucount")
+      target_include_directories(${target} PRIVATE "${source_dir}")  # the lab's own #include "..."
+    endif()
     set_target_properties(${target} PROPERTIES
       CUDA_RUNTIME_LIBRARY Shared
       CUDA_COMPILER_LAUNCHER "${launcher}")

@@ -21,6 +21,7 @@
 #include "hints.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "shared_checks.hpp"
 #include "speed_gate.hpp"
 #include "thread_order.hpp"
 #include "timing.hpp"
@@ -45,7 +46,8 @@ nlohmann::json counts_json(const Counters& c) {
   return {{"requests", kinds(c.requests)},         {"sectors", kinds(c.sectors)},
           {"instructions", kinds(c.instructions)}, {"active_lanes", kinds(c.active_lanes)},
           {"bytes", kinds(c.bytes)},               {"seam_sectors", kinds(c.seam_sectors)},
-          {"barrier_warps", c.barrier_warps},      {"simd_efficiency", simd_efficiency(c)}};
+          {"barrier_warps", c.barrier_warps},      {"simd_efficiency", simd_efficiency(c)},
+          {"shared", shared_counts_json(c)}};
 }
 
 // The closing lines of every failure: the idea the failure points to, and the page.
@@ -369,6 +371,8 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 
   std::ostringstream figures, problems;
   std::string summary;
+  std::optional<SharedJudgement> shared_problem;  // the first size whose tree costs too much
+  std::size_t shared_problem_n = 0;
   nlohmann::json measured = {
       {"sizes", nlohmann::json::array()},
       {"thresholds", {{"rule", std::string("equal to the model of ") + lab_info(lab).figure + " in every graded count"}}}};
@@ -387,17 +391,30 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
         if (line.get(got) != line.get(expected))
           mismatch += "    " + std::string(line.what) + ": " + std::to_string(line.get(got)) + ", the book's kernel " +
                       std::to_string(line.get(expected)) + "\n";
-      measured["sizes"].push_back({{"n", n},
-                                   {"blocks", outcome.launches.blocks},
-                                   {"measured", counts_json(got)},
-                                   {"book", counts_json(expected)},
-                                   {"equal", mismatch.empty()}});
+      nlohmann::json size = {{"n", n},
+                              {"blocks", outcome.launches.blocks},
+                              {"measured", counts_json(got)},
+                              {"book", counts_json(expected)},
+                              {"equal", mismatch.empty()}};
+      if (lab == 3) {
+        const SharedJudgement tree = judge_shared_tree(got, outcome.launches);
+        size["shared_wavefronts_bound"] = tree.bound;
+        size["shared_ok"] = !tree.problem;
+        if (tree.problem && (!shared_problem || n == 2048)) {  // 2048: the size the lab page shows
+          shared_problem = tree;
+          shared_problem_n = n;
+        }
+      }
+      measured["sizes"].push_back(size);
       if (n == 256 || n == 2048) {
         figures << "  n = " << n << ": " << describe_requests(got) << " requests (the book's kernel: "
                 << describe_requests(expected) << "), SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(got))
-                << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1] << "\n";
+                << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1];
+        if (lab == 3) figures << "; shared memory " << describe_shared(got);
+        figures << "\n";
         summary += (summary.empty() ? "" : " ") + std::to_string(total_requests(got)) + "/" +
                    std::to_string(total_requests(expected)) + " @" + std::to_string(n);
+        if (lab == 3 && n == 2048) summary += ", smem " + describe_shared_short(got);
       }
       if (!mismatch.empty() && problems.tellp() < 1500) {
         problems << "  n = " << n << " (" << outcome.launches.blocks << " block(s) of "
@@ -408,6 +425,14 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
     return fail("grader error", std::string("the grader could not count the lab: ") + e.what());
   }
   const std::string p = problems.str();
+  if (p.empty() && shared_problem)
+    return fail(shared_problem->summary + " @" + std::to_string(shared_problem_n),
+                lab_title(lab) + " issues the global-memory requests of " + lab_info(lab).figure +
+                    ", but its tree costs more in shared memory than the lesson's. At n = " +
+                    std::to_string(shared_problem_n) + ", counted per warp instruction (a wavefront is one pass of "
+                    "the 32 banks):\n    " + shared_problem->line + "\n" +
+                    doc_line(lab, shared_hint(*shared_problem->problem)),
+                measured);
   if (p.empty())
     return pass(summary, lab_title(lab) + " issues exactly the global-memory requests of " + lab_info(lab).figure +
                              " at every size:\n" + figures.str(), measured);
@@ -429,6 +454,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   std::string summary;
   std::optional<TrafficProblem> first_problem;
   std::string first_label, first_line;
+  std::optional<SharedJudgement> first_shared;
   int cases = 0;
   nlohmann::json measured = {{"cases", nlohmann::json::array()},
                              {"thresholds",
@@ -510,6 +536,14 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
                                                 std::to_string(plan.max_barriers_per_block));
           nlohmann::json counted = counts_json(c);
+          if (plan.shared_tree_bound) {
+            const SharedJudgement tree = judge_shared_tree(c, outcome.launches);
+            counted["shared_wavefronts_bound"] = tree.bound;
+            if (tree.problem) {
+              found(TrafficProblem::shared_memory, tree.line);
+              if (!first_shared) first_shared = tree;
+            }
+          }
           counted["barriers_per_block"] = barriers;
           measured["cases"].push_back(
               {{"dtype", dtype_name(dtype)},
@@ -531,8 +565,10 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
             summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + size_text(n);
             figures << "  n = " << n << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
-                    << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)" << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
-                    << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c)) << "\n";
+                    << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)"
+                    << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
+                    << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c))
+                    << ", shared memory " << describe_shared(c) << "\n";
           }
         }
       }
@@ -543,6 +579,12 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   if (!first_problem)
     return pass(summary, lab_title(lab) + ": global-memory traffic as the lesson promises in all " +
                              std::to_string(cases) + " cases:\n" + figures.str(), measured);
+  if (*first_problem == TrafficProblem::shared_memory)
+    return fail(first_shared->summary + ": " + first_label,
+                lab_title(lab) + " uses global memory as this lab asks, but its tree costs more in shared memory "
+                                 "than a conflict-free convergent tree (a wavefront is one pass of the 32 banks):\n" +
+                    problems.str() + doc_line(lab, shared_hint(*first_shared->problem)),
+                measured);
   // The root cause's own figures head the table cell when they are the point ("atomic requests
   // 0, expected 1"), so the headline does not say "stores" where the lesson is the atomic.
   const std::string headline = *first_problem == TrafficProblem::block_result_stored

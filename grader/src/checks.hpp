@@ -29,7 +29,8 @@ std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high);
 
 Verdict check_correctness(int lab, const CorrectnessPlan& plan);
 
-// Labs 1-3: one pass at every size is counted and must equal the book kernel's model.
+// Labs 1-3: one pass at every size is counted and must equal the book kernel's model; lab 3's
+// tree in shared memory may cost no more wavefronts than a conflict-free convergent tree.
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin = Origin::graded);
 
 // Labs 4-7: what a single-launch reduction must do with global memory at every size:
@@ -45,6 +46,8 @@ struct TrafficPlan {
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;  // 0: not graded
   Origin origin = Origin::graded;
+  // Labs 4-6: shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
+  bool shared_tree_bound = false;
 };
 Verdict check_traffic(int lab, const TrafficPlan& plan);
 

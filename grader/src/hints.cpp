@@ -92,6 +92,7 @@ const char* traffic_summary(TrafficProblem problem) {
     case TrafficProblem::stores: return "stores of partials";
     case TrafficProblem::atomics: return "atomics";
     case TrafficProblem::barriers: return "barriers";
+    case TrafficProblem::shared_memory: return "shared memory";
   }
   return "traffic differs";
 }
@@ -122,6 +123,8 @@ std::string traffic_hint(TrafficProblem problem, bool generic_ops, int lab) {
       return one_atomic + ": one thread combines the block's result into output, after the block's tree.";
     case TrafficProblem::barriers:
       return lab == 7 ? idea_to_revisit(7) : idea_to_revisit(6);
+    case TrafficProblem::shared_memory:
+      return "";  // named by the shared-memory judgement itself (shared_hint)
   }
   return "";
 }

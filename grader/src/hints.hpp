@@ -49,6 +49,7 @@ enum class TrafficProblem {
   stores,
   atomics,
   barriers,
+  shared_memory,  // the tree costs more wavefronts than a conflict-free one (shared_checks.hpp)
 };
 const char* traffic_summary(TrafficProblem problem);
 // `generic_ops`: the lab combines with every op (lab 7), not with atomicAdd alone.

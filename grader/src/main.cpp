@@ -13,9 +13,11 @@
 //   --compare-counts GPU OWN   this backend's counts, dumped with the GPU's device shape,
 //                      against the GPU's dump, line by line
 //   --profile LAB N    run one pass (or the one launch) of LAB on N random floats, for a
-//                      profiler such as Nsight Compute to measure beside the kit's counters
-//   --profile-all LAB N   the same with every pass: what the speed test has Nsight Compute
-//                      measure of the timed build (speed_gate.hpp)
+//                      profiler such as Nsight Compute to measure, then the same pass counted
+//                      (a "kit:" line: global sectors, shared wavefronts and conflicts);
+//                      tools/ncu-shared-compare sets the two side by side
+//   --profile-all LAB N   every pass of the timed build and nothing else: what the speed test
+//                      has Nsight Compute measure (speed_gate.hpp)
 //   --broken FILE BACKEND [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp)
@@ -87,10 +89,30 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
     std::printf("%s\n", loaded.problem.c_str());
     return 1;
   }
-  LabRunner runner(loaded.info, reduce_lab::DType::f32, reduce_lab::Op::sum);
-  const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, reduce_lab::DType::f32, n), first_pass_only);
+  // REDUCE_LAB_PROFILE_DTYPE=double (or int) profiles lab 7's instantiation for that type.
+  reduce_lab::DType dtype = reduce_lab::DType::f32;
+  if (const char* name = std::getenv("REDUCE_LAB_PROFILE_DTYPE"))
+    for (reduce_lab::DType d : {reduce_lab::DType::f32, reduce_lab::DType::f64, reduce_lab::DType::i32})
+      if (std::string(name) == dtype_name(d)) dtype = d;
+  const auto input = make_input(Pattern::uniform, dtype, n);
+  LabRunner runner(loaded.info, dtype, reduce_lab::Op::sum);
+  const RunOutcome outcome = runner.reduce(input, first_pass_only);
   std::printf("lab %d, n = %zu: %s\n", lab, n, outcome.ran ? "ran" : outcome.error.c_str());
-  return outcome.ran ? 0 : 1;
+  if (!outcome.ran) return 1;
+  if (!first_pass_only) return 0;  // the profiler measures the timed build alone
+  // The kit's own figures for the same pass, from the counted build, after the profiled
+  // launch (a profiler told to take the first launch of the kernel measures the plain one).
+  const LoadedLab counted = load_lab(lab, Flavor::counted);
+  if (!counted) return 0;
+  LabRunner counting(counted.info, dtype, reduce_lab::Op::sum);
+  const RunOutcome kit = counting.reduce(input, true);
+  if (!kit.ran) return 0;
+  const reduce_lab::Counters& c = kit.counters;
+  std::printf("kit: global_ld_sectors=%llu global_st_sectors=%llu shared_ld_wavefronts=%llu shared_st_wavefronts=%llu "
+              "shared_ld_conflicts=%llu shared_st_conflicts=%llu shared_atom_wavefronts=%llu\n",
+              c.sectors[0], c.sectors[1], c.shared_wavefronts[0], c.shared_wavefronts[1], c.shared_conflicts[0],
+              c.shared_conflicts[1], c.shared_wavefronts[2]);
+  return 0;
 }
 
 std::string read_text(const std::string& path) {

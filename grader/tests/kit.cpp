@@ -70,6 +70,7 @@ std::vector<std::size_t> book_request_sizes() { return powers_of_two(2, std::siz
 TrafficPlan traffic_plan(int lab) {
   TrafficPlan plan;
   plan.sizes = traffic_sizes();
+  plan.shared_tree_bound = lab >= 4 && lab <= 6;  // lab 7 reports its shared memory, unbounded
   switch (lab) {
     case 4: plan.elements_per_block = 2048; break;  // 2 x 1024 threads
     case 5: plan.elements_per_block = 4096; break;  // COARSE_FACTOR 2: 2 x 2 x 1024

@@ -2,6 +2,9 @@
 // an H200 with the same counting model (design §4).
 #include "book_models.hpp"
 #include "catch.hpp"
+#include "shared_checks.hpp"
+
+#include <reduce_lab/bank_tally.h>
 
 using namespace reduce_lab::grader;
 
@@ -42,5 +45,78 @@ TEST_CASE("kit models") {
   SECTION("many blocks: each block repeats the 2048-element segment") {
     CHECK(total_requests(model_simple_pass(1u << 20)) == 512ull * 1151);
     CHECK(total_requests(model_shared_memory_pass(1u << 20)) == 512ull * 65);
+  }
+}
+
+// The bank model (design §11) on patterns whose cost is known, and the trees of
+// docs/03-shared-memory.md at n = 2048, whose totals an H100 measured with Nsight Compute.
+namespace {
+using reduce_lab::BankTally;
+
+BankTally::Cost cost_of(unsigned bytes, unsigned (*element)(unsigned lane), unsigned lanes = 32) {
+  BankTally tally;
+  for (unsigned lane = 0; lane < lanes; ++lane) tally.add(lane, std::uintptr_t{bytes} * element(lane), bytes);
+  return tally.cost();
+}
+
+// One block of 1024 threads (32 warps): the first add's store, the tree, the final read.
+reduce_lab::Counters tree_2048(bool interleaved) {
+  reduce_lab::Counters c{};
+  auto instruction = [&c](reduce_lab::Access kind, auto active, auto element) {
+    for (unsigned w = 0; w < 32; ++w) {
+      BankTally tally;
+      for (unsigned lane = 0; lane < 32; ++lane)
+        if (active(32 * w + lane)) tally.add(lane, 4u * element(32 * w + lane), 4);
+      tally.flush(kind, c);
+    }
+  };
+  auto everyone = [](unsigned) { return true; };
+  instruction(reduce_lab::Access::store, everyone, [](unsigned t) { return t; });
+  for (unsigned step = 0; step < 10; ++step) {
+    const unsigned stride = interleaved ? 1u << step : 512u >> step;
+    auto owner = [=](unsigned t) { return interleaved ? 2 * stride * t < 1024 : t < stride; };
+    auto target = [=](unsigned t) { return interleaved ? 2 * stride * t : t; };
+    instruction(reduce_lab::Access::load, owner, [=](unsigned t) { return target(t) + stride; });
+    instruction(reduce_lab::Access::load, owner, target);
+    instruction(reduce_lab::Access::store, owner, target);
+  }
+  instruction(reduce_lab::Access::load, [](unsigned t) { return t == 0; }, [](unsigned) { return 0u; });
+  return c;
+}
+}  // namespace
+
+TEST_CASE("kit models: shared-memory banks") {
+  SECTION("4-byte accesses: one bank per lane, a shared word, and strides") {
+    CHECK(cost_of(4, [](unsigned l) { return l; }).wavefronts == 1);
+    CHECK(cost_of(4, [](unsigned) { return 7u; }).wavefronts == 1);      // one word: a broadcast
+    CHECK(cost_of(4, [](unsigned l) { return 2 * l; }).wavefronts == 2);  // lanes l and l + 16 share a bank
+    CHECK(cost_of(4, [](unsigned l) { return 32 * l; }).wavefronts == 32);
+    CHECK(cost_of(4, [](unsigned l) { return 33 * l; }).wavefronts == 1);  // padded: every bank once
+    CHECK(cost_of(4, [](unsigned l) { return 32 * l; }).ideal == 1);
+  }
+  SECTION("8-byte accesses are served per half-warp, 16-byte per quarter-warp") {
+    const auto consecutive8 = cost_of(8, [](unsigned l) { return l; });
+    CHECK(consecutive8.wavefronts == 2);
+    CHECK(consecutive8.ideal == 2);
+    CHECK(cost_of(8, [](unsigned l) { return 2 * l; }).wavefronts == 4);  // each half-warp 2-way
+    CHECK(cost_of(8, [](unsigned l) { return l; }, 16).wavefronts == 1);  // one half-warp active
+    const auto consecutive16 = cost_of(16, [](unsigned l) { return l; });
+    CHECK(consecutive16.wavefronts == 4);
+    CHECK(consecutive16.ideal == 4);
+    CHECK(cost_of(16, [](unsigned l) { return l % 8; }).wavefronts == 4);  // quarters share units, apart
+  }
+  SECTION("n = 2048: sequential and interleaved addressing (docs/03-shared-memory.md, Banks)") {
+    const auto sequential = tree_2048(false), interleaved = tree_2048(true);
+    CHECK(sequential.shared_wavefronts[0] == 73);
+    CHECK(sequential.shared_wavefronts[1] == 68);
+    CHECK(sequential.shared_conflicts[0] + sequential.shared_conflicts[1] == 0);
+    CHECK(interleaved.shared_wavefronts[0] == 383);
+    CHECK(interleaved.shared_wavefronts[1] == 223);
+    CHECK(interleaved.shared_conflicts[0] == 310);
+    CHECK(interleaved.shared_conflicts[1] == 155);
+    // The grader's bound for labs 3-6 is the sequential tree.
+    const auto bound = shared_tree_model(32);
+    CHECK(bound.shared_wavefronts[0] == 73);
+    CHECK(bound.shared_wavefronts[1] == 68);
   }
 }

@@ -93,20 +93,20 @@ class thread_block_tile {
   static void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     __syncwarp(mask(), file, line);
   }
-  template <class T>
-  static T shfl(T var, int src_rank, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  template <class V, class T = ::reduce_emu::detail::value_of_t<V>>
+  static T shfl(V var, int src_rank, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return __shfl_sync(mask(), var, src_rank, static_cast<int>(N), file, line);
   }
-  template <class T>
-  static T shfl_down(T var, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  template <class V, class T = ::reduce_emu::detail::value_of_t<V>>
+  static T shfl_down(V var, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return __shfl_down_sync(mask(), var, delta, static_cast<int>(N), file, line);
   }
-  template <class T>
-  static T shfl_up(T var, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  template <class V, class T = ::reduce_emu::detail::value_of_t<V>>
+  static T shfl_up(V var, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return __shfl_up_sync(mask(), var, delta, static_cast<int>(N), file, line);
   }
-  template <class T>
-  static T shfl_xor(T var, unsigned lane_mask, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  template <class V, class T = ::reduce_emu::detail::value_of_t<V>>
+  static T shfl_xor(V var, unsigned lane_mask, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     return __shfl_xor_sync(mask(), var, static_cast<int>(lane_mask), static_cast<int>(N), file, line);
   }
   static int any(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {

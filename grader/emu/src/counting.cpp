@@ -169,11 +169,18 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
       instructions_.push_back(fresh);
     }
     Instruction& ins = instructions_[static_cast<std::size_t>(slot_of_[h])];
-    if (ins.count < 32) ins.addresses[ins.count++] = record.address;
+    if (ins.count < 32) {
+      ins.lanes[ins.count] = record.lane;
+      ins.addresses[ins.count++] = record.address;
+    }
   }
   // The counts themselves come from WarpTally, the one definition the book models share.
   reduce_lab::WarpTally tally;
   for (const Instruction& ins : instructions_) {
+    if (ins.kind >= kSharedKindBase) {
+      count_shared_instruction(ins, totals);
+      continue;
+    }
     for (unsigned i = 0; i < ins.count; ++i) tally.add(ins.addresses[i], ins.bytes);
     tally.flush(static_cast<reduce_lab::Access>(ins.kind), totals);
   }

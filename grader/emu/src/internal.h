@@ -154,13 +154,22 @@ class StackPool {
 };
 
 struct Instruction {
-  unsigned kind;
+  unsigned kind;  // an AccessRecord's kind
   const void* site;
   unsigned occurrence;
   unsigned bytes;  // per lane; one instruction accesses one size
   unsigned count;
   std::uintptr_t addresses[32];
+  unsigned char lanes[32];
 };
+
+// AccessRecord::kind: a global access logs its reduce_lab::Access (0-2), a shared access
+// kSharedKindBase plus it, so the two are never grouped into one instruction.
+constexpr unsigned kSharedKindBase = 3;
+// One grouped shared-memory instruction: its wavefronts and conflicts (shared_counting.cpp).
+void count_shared_instruction(const Instruction& instruction, reduce_lab::Counters& totals);
+// Adds the shared-memory part of one runner's totals to a launch's counters.
+void add_shared_totals(const reduce_lab::Counters& totals, reduce_lab::Counters* out);
 
 // One per OS thread that runs blocks: the fibers of the block it is running and the
 // scheduler that interleaves them.

@@ -496,6 +496,7 @@ void Runner::run_blocks(LaunchState& state) {
   // before it writes cannot pass by luck. 16 spare bytes keep every vector type aligned.
   dynamic_shared.assign(state.shared_bytes + 16, 0xFF);
   counting = state.counters != nullptr;
+  reduce_emu_shared_observed = counting;  // shared.cuh: whether shared accesses call in
   totals = reduce_lab::Counters{};
   for (auto& entry : cache_) entry = CachedAllocation{};
   for (;;) {
@@ -518,6 +519,7 @@ void Runner::run_blocks(LaunchState& state) {
       __atomic_fetch_add(&out->bytes[k], totals.bytes[k], __ATOMIC_RELAXED);
     }
     __atomic_fetch_add(&out->barrier_warps, totals.barrier_warps, __ATOMIC_RELAXED);
+    add_shared_totals(totals, out);
   }
   launch = nullptr;
 }

@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 3;
+constexpr int kAbiVersion = 4;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -24,6 +24,15 @@ struct Counters {
   // contiguous run of distinct addresses, the partly covered sectors at the run's two ends
   // (run_seams.h). Every byte loaded once in such runs costs at most ceil(bytes / 32) + these.
   unsigned long long seam_sectors[kAccessKinds];
+
+  // Shared memory (design §11), by the same kinds. A wavefront is one pass of the 32 banks
+  // (4 bytes each) serving part of a warp instruction; conflicts are the wavefronts beyond
+  // the instruction's ideal (one per 32-, 16- or 8-lane phase of a 4-, 8- or 16-byte access).
+  unsigned long long shared_instructions[kAccessKinds];
+  unsigned long long shared_wavefronts[kAccessKinds];
+  unsigned long long shared_conflicts[kAccessKinds];
+  unsigned long long shared_active_lanes[kAccessKinds];
+  unsigned long long shared_bytes[kAccessKinds];
 };
 
 enum class DType : int { f32 = 0, f64 = 1, i32 = 2 };

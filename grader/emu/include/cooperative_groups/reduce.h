@@ -9,9 +9,10 @@
 
 namespace cooperative_groups {
 
-template <unsigned N, class Parent, class T, class Op>
-T reduce(const thread_block_tile<N, Parent>& tile, T value, Op&& op, const char* file = __builtin_FILE(),
+template <unsigned N, class Parent, class V, class Op, class T = ::reduce_emu::detail::value_of_t<V>>
+T reduce(const thread_block_tile<N, Parent>& tile, const V& argument, Op&& op, const char* file = __builtin_FILE(),
          int line = __builtin_LINE()) {
+  T value = argument;  // a shared element is read once, as the GPU's reduce takes its value
   for (unsigned offset = N / 2; offset >= 1; offset /= 2) value = op(value, tile.shfl_xor(value, offset, file, line));
   return value;
 }

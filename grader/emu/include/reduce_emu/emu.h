@@ -74,6 +74,20 @@ int syncthreads_with(BarrierOp op, int predicate, const char* file, int line);
 unsigned long long warp_collective(WarpOp op, unsigned mask, unsigned long long value, int parameter,
                                    int width, const char* file, int line);
 
+// What a shuffle moves for an argument of type V: V itself, or the value a kit reference
+// (an element of a counted __shared__ array, reduce_lab/shared.cuh) reads as. On a GPU the
+// shuffles are overloads for each value type, so such a reference converts to its value.
+template <class V, class = void>
+struct value_of {
+  using type = V;
+};
+template <class V>
+struct value_of<V, std::void_t<typename V::kit_value_type>> {
+  using type = typename V::kit_value_type;
+};
+template <class V>
+using value_of_t = typename value_of<V>::type;
+
 template <class T>
 inline unsigned long long to_bits(T value) {
   static_assert(std::is_trivially_copyable<T>::value && sizeof(T) <= 8,
@@ -107,31 +121,31 @@ inline void __syncwarp(unsigned mask = 0xffffffffu, const char* file = __builtin
   reduce_emu::detail::warp_collective(reduce_emu::detail::WarpOp::syncwarp, mask, 0, 0, warpSize, file, line);
 }
 
-template <class T>
-inline T __shfl_sync(unsigned mask, T var, int src_lane, int width = warpSize,
+template <class V, class T = reduce_emu::detail::value_of_t<V>>
+inline T __shfl_sync(unsigned mask, V var, int src_lane, int width = warpSize,
                      const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   using namespace reduce_emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl_idx, mask, to_bits(var), src_lane, width, file, line));
+  return from_bits<T>(warp_collective(WarpOp::shfl_idx, mask, to_bits(static_cast<T>(var)), src_lane, width, file, line));
 }
-template <class T>
-inline T __shfl_up_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,
+template <class V, class T = reduce_emu::detail::value_of_t<V>>
+inline T __shfl_up_sync(unsigned mask, V var, unsigned int delta, int width = warpSize,
                         const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   using namespace reduce_emu::detail;
   return from_bits<T>(
-      warp_collective(WarpOp::shfl_up, mask, to_bits(var), static_cast<int>(delta), width, file, line));
+      warp_collective(WarpOp::shfl_up, mask, to_bits(static_cast<T>(var)), static_cast<int>(delta), width, file, line));
 }
-template <class T>
-inline T __shfl_down_sync(unsigned mask, T var, unsigned int delta, int width = warpSize,
+template <class V, class T = reduce_emu::detail::value_of_t<V>>
+inline T __shfl_down_sync(unsigned mask, V var, unsigned int delta, int width = warpSize,
                           const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   using namespace reduce_emu::detail;
   return from_bits<T>(
-      warp_collective(WarpOp::shfl_down, mask, to_bits(var), static_cast<int>(delta), width, file, line));
+      warp_collective(WarpOp::shfl_down, mask, to_bits(static_cast<T>(var)), static_cast<int>(delta), width, file, line));
 }
-template <class T>
-inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
+template <class V, class T = reduce_emu::detail::value_of_t<V>>
+inline T __shfl_xor_sync(unsigned mask, V var, int lane_mask, int width = warpSize,
                          const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   using namespace reduce_emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl_xor, mask, to_bits(var), lane_mask, width, file, line));
+  return from_bits<T>(warp_collective(WarpOp::shfl_xor, mask, to_bits(static_cast<T>(var)), lane_mask, width, file, line));
 }
 
 inline unsigned __ballot_sync(unsigned mask, int predicate, const char* file = __builtin_FILE(),
@@ -352,6 +366,10 @@ __attribute__((noinline)) void* count_access(Access kind, const void* address, u
                                              const void* origin);
 }  // namespace detail
 }  // namespace reduce_lab
+
+// Nonzero while the running launch is counted: shared-memory accesses (reduce_lab/shared.cuh)
+// call into the emulator only then, so an uncounted run pays one thread-local load each.
+extern __thread unsigned char reduce_emu_shared_observed __attribute__((tls_model("initial-exec")));
 
 namespace reduce_emu {
 

@@ -13,7 +13,7 @@
 // thread_local variable is exactly one copy per running block. At block scope thread_local
 // implies static, so `__shared__ float s[N];` and `static __shared__ float s[N];` both work.
 // `extern __shared__ T name[];` (dynamic shared memory) is rewritten by the build into a
-// pointer to the block's dynamic shared memory (cmake/emu_rewrite.cmake).
+// pointer to the block's dynamic shared memory (cmake/counting_rewrite.cmake).
 #define __global__
 #define __device__
 #define __host__
