@@ -97,6 +97,10 @@ TEST_CASE("kit report") {
   record(1, "correctness", check_correctness(1, small));
   record(1, "requests", check_book_requests(1, {256, 2048}));
   record(1, "races", skip("skipped", "compute-sanitizer needs a GPU"));
+  // Timed while lab 2's and lab 7's recorded verdicts are still clean: a lab with a failed
+  // correctness record is not timed (design §13), and the next records fail on purpose.
+  record(2, "speedup", check_speedup(2));
+  record(7, "speedup", check_speedup(7));
   // Failed correctness records, from solutions written for powers of two given n = 6 and
   // recorded as other labs': lab 3's tree then leaves two elements out (a wrong result), and
   // lab 1 reads past the input, which the emulator reports as out of bounds.
@@ -104,11 +108,16 @@ TEST_CASE("kit report") {
   odd.sizes = {6};
   record(2, "correctness", check_correctness(3, odd));
   record(3, "correctness", check_correctness(1, odd));
-  record(2, "speedup", check_speedup(2));
+  {  // now that lab 2's correctness record says FAIL, its speed is not measured (design §13)
+    const Verdict refused = check_speedup(2);
+    CHECK(refused.status == Status::fail);
+    CHECK(refused.summary == "not correct yet");
+    CHECK(refused.message.find("correctness test on the") != std::string::npos);
+    CHECK_FALSE(refused.figures.contains("lab"));
+  }
   TrafficPlan traffic = traffic_plan(4);
   traffic.sizes = {31, 2049};
   record(4, "requests", check_traffic(4, traffic));
-  record(7, "speedup", check_speedup(7));
   write_json((results / "device.json").string(), measure_device(4096, 20));
 
   {  // the checks record their figures and thresholds
