@@ -1,6 +1,6 @@
 // Legal lab 6 (warp-unrolled): helpers that take plain `float*` / `const float*` pointers,
-// called with shared memory at an offset (input_s + stride, &input_s[k]) and with a local
-// array. A __device__ function's pointer parameter means what the argument is: the counting
+// called with shared memory at an offset (input_s + stride) and with a local array (a
+// prototype with a default argument, a parameter list over two lines). A __device__ function's pointer parameter means what the argument is: the counting
 // builds count the shared accesses made through it as if written in the kernel, and leave the
 // local array's as the plain pointer it is (docs/grading.md, "Shared memory"). Its tree and
 // last warp make the same accesses as ok_lab6_syncwarp_shared, so the same figures.

@@ -4,7 +4,8 @@
 // blockSize, declared first and defined after the kernel, called as warpReduce<BLOCK_DIM>(
 // input_s, t). Fixed for Volta and later as docs/06-warp-unrolled.md says: each step reads,
 // __syncwarp(), writes, __syncwarp(). The counting builds follow the pointer into the
-// helper (docs/grading.md, "Shared memory"): the same figures as ok_lab6_syncwarp_shared.
+// helper (docs/grading.md, "Shared memory"): ok_lab6_syncwarp_shared's figures, plus the one
+// read of input_s[0] per block that its atomicAdd makes.
 //
 // expect all correctness PASS
 // expect all requests PASS
