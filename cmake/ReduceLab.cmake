@@ -201,7 +201,8 @@ function(reduce_lab_add_module target source flavor outdir number)
     add_custom_command(OUTPUT "${compiled}"
       COMMAND "${CMAKE_COMMAND}" "-DINPUT=${source}" "-DOUTPUT=${compiled}" "-DBACKEND=${rewrite_backend}"
               -P "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
-      DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake" VERBATIM)
+      DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
+              "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite_parameters.cmake" VERBATIM)
   endif()
   if(flavor STREQUAL "emu")
     add_library(${target} MODULE "${compiled}")

@@ -126,7 +126,12 @@ foreach(name IN LISTS names)
   endwhile()
 endforeach()
 
-# 4. Whatever still says __shared__ is a form the kit does not see: named, not ignored.
+# 4. Raw pointer parameters of the lab's __device__ functions take counted shared pointers
+#    too (counting_rewrite_parameters.cmake says how and which forms).
+include("${CMAKE_CURRENT_LIST_DIR}/counting_rewrite_parameters.cmake")
+reduce_lab_rewrite_pointer_parameters(text)
+
+# 5. Whatever still says __shared__ is a form the kit does not see: named, not ignored.
 string(REPLACE "__shared__" "${unsupported}" text "${text}")
 string(REPLACE "${hidden}" "__shared__" text "${text}")
 

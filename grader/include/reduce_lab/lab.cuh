@@ -16,6 +16,7 @@
 #include "launch.cuh"
 #include "module.cuh"
 #include "ops.cuh"
+#include "pointer_parameter.cuh"
 #include "shared.cuh"
 
 using reduce_lab::Global;

@@ -211,6 +211,10 @@ class SharedPtr {
   __device__ __forceinline__ bool operator==(const SharedPtr& other) const { return p_ == other.p_; }
   __device__ __forceinline__ bool operator!=(const SharedPtr& other) const { return p_ != other.p_; }
   __device__ __forceinline__ bool operator<(const SharedPtr& other) const { return p_ < other.p_; }
+  // As a raw pointer tests (a helper's `if (out)` or `out != nullptr`, rewritten parameters).
+  __device__ __forceinline__ explicit operator bool() const { return p_ != nullptr; }
+  __device__ __forceinline__ bool operator==(decltype(nullptr)) const { return p_ == nullptr; }
+  __device__ __forceinline__ bool operator!=(decltype(nullptr)) const { return p_ != nullptr; }
 
   // A raw pointer would take its accesses out of the count: named where it happens.
   template <class U>

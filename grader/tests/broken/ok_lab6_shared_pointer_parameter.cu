@@ -1,11 +1,13 @@
-// Broken for the counting builds (lab 6, warp-unrolled): a __device__ function takes the
-// shared array as a volatile float*. Legal CUDA, and the plain gpu build runs it, but a raw
-// pointer would take the warp's shared accesses out of the count: the counting builds stop
-// at compile time and name docs/grading.md ("Shared memory"), which says how to write it.
+// Legal lab 6 (warp-unrolled): the last warp's steps in a __device__ function of their own
+// that takes the shared array as a `volatile float*` (legal CUDA, common in public code). The
+// counting builds follow the pointer into the helper (docs/grading.md, "Shared memory"), so
+// its accesses are counted as ok_lab6_syncwarp_shared's, which writes the same steps inline:
+// the same figures, the same verdicts.
 //
-// expect emu correctness FAIL "does not compile" "docs/grading.md"
-// expect all requests FAIL "does not compile" "docs/grading.md"
-// expect gpu correctness PASS
+// expect all correctness PASS
+// expect all requests PASS
+// expect gpu speedup PASS
+// expect gpu races PASS
 
 #include <reduce_lab/lab.cuh>
 
@@ -14,7 +16,7 @@ constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
 constexpr unsigned WARP = 32;
 
 // The last warp's steps, in a function of their own that takes the shared array as a raw
-// pointer (legal CUDA, but a raw pointer the kit cannot count).
+// pointer: each step a read, __syncwarp(), a write and __syncwarp().
 __device__ float warp_sum(volatile float* input_s, unsigned int t) {
     float sum = input_s[t];
     for (unsigned int offset = WARP; offset >= 1; offset /= 2) {
