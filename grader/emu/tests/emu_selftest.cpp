@@ -1065,6 +1065,29 @@ reduce_emu::Record record_pass(const LabModule& lab, const std::vector<float>& i
   return reduce_emu::take_record();
 }
 
+// One recorded pass of a lab that must succeed in one launch.
+struct RecordedPass {
+  PassResult pass;
+  reduce_emu::Record record;
+  const reduce_emu::RecordedLaunch& launch() const { return record.launches.at(0); }
+};
+RecordedPass record_lab(const char* path, const std::vector<float>& input) {
+  const LabModule lab(path);
+  RecordedPass recorded;
+  recorded.record = record_pass(lab, input, &recorded.pass);
+  INFO(lab.info().name << ": " << recorded.pass.error);
+  REQUIRE(recorded.pass.status == 0);
+  REQUIRE(recorded.record.launches.size() == 1);
+  return recorded;
+}
+
+// The memory a replay starts from: the pass's input.
+std::map<long long, float> as_memory(const std::vector<float>& input) {
+  std::map<long long, float> memory;
+  for (std::size_t i = 0; i < input.size(); ++i) memory[static_cast<long long>(i)] = input[i];
+  return memory;
+}
+
 }  // namespace
 
 TEST_CASE("a recorded lab 1 at n = 16 is the book's Fig. 10.7 tree", "[record][lab1]") {
@@ -1112,9 +1135,7 @@ TEST_CASE("a recorded lab 1 at n = 16 is the book's Fig. 10.7 tree", "[record][l
     CHECK(launch.instructions.size() == 4 * 3 + 2);
 
     // Values: the loads saw what the stores before them left, and the sum reached output[0].
-    std::map<long long, float> memory;
-    for (std::size_t i = 0; i < input.size(); ++i) memory[static_cast<long long>(i)] = input[i];
-    check_values_replay(launch, pass.input, memory);
+    check_values_replay(launch, pass.input, as_memory(input));
     const reduce_emu::RecordedInstruction& last = launch.instructions.back();
     REQUIRE(last.allocation == pass.output);
     CHECK(last.kind == AccessKind::store);
@@ -1133,13 +1154,9 @@ TEST_CASE("a recorded lab 1 at n = 16 is the book's Fig. 10.7 tree", "[record][l
 
 TEST_CASE("a recorded lab 2 at n = 16 keeps its owners together", "[record][lab2]") {
   Settings settings;
-  const LabModule lab(EMU_SELFTEST_LAB2);
   const std::vector<float> input = small_integers(16, 2);
-  PassResult pass;
-  const reduce_emu::Record record = record_pass(lab, input, &pass);
-  REQUIRE(pass.status == 0);
-  REQUIRE(record.launches.size() == 1);
-  const reduce_emu::RecordedLaunch& launch = record.launches[0];
+  const RecordedPass recorded = record_lab(EMU_SELFTEST_LAB2, input);
+  const reduce_emu::RecordedLaunch& launch = recorded.launch();
   const std::map<unsigned, Step> expected = {
       {0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), elements(0, 15), elements(0, 7)}},
       {1, {threads({0, 1, 2, 3}), elements(0, 7), elements(0, 3)}},
@@ -1147,25 +1164,19 @@ TEST_CASE("a recorded lab 2 at n = 16 keeps its owners together", "[record][lab2
       {3, {threads({0}), elements(0, 1), elements(0, 0)}},
       {4, {threads({0}), elements(0, 0), {}}},
   };
-  CHECK(steps_of(launch, pass.input) == expected);
+  CHECK(steps_of(launch, recorded.pass.input) == expected);
   for (const reduce_emu::RecordedInstruction& ins : launch.instructions)
     if (ins.interval < 4) CHECK(ins.mask == (1u << (8 >> ins.interval)) - 1);  // the lowest lanes
-  std::map<long long, float> memory;
-  for (std::size_t i = 0; i < input.size(); ++i) memory[static_cast<long long>(i)] = input[i];
-  check_values_replay(launch, pass.input, memory);
+  check_values_replay(launch, recorded.pass.input, as_memory(input));
 }
 
 TEST_CASE("a recorded lab 3 at n = 16 shows its tree in shared memory", "[record][lab3]") {
   Settings settings;
-  const LabModule lab(EMU_SELFTEST_LAB3);
   const std::vector<float> input = small_integers(16, 3);
-  PassResult pass;
-  const reduce_emu::Record record = record_pass(lab, input, &pass);
-  REQUIRE(pass.status == 0);
-  REQUIRE(record.launches.size() == 1);
-  const reduce_emu::RecordedLaunch& launch = record.launches[0];
+  const RecordedPass recorded = record_lab(EMU_SELFTEST_LAB3, input);
+  const reduce_emu::RecordedLaunch& launch = recorded.launch();
   // The first add on load reads global memory once; the tree after it stays in shared memory.
-  CHECK(steps_of(launch, pass.input) ==
+  CHECK(steps_of(launch, recorded.pass.input) ==
         (std::map<unsigned, Step>{{0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), elements(0, 15), {}}}}));
   const std::map<unsigned, Step> expected = {
       {0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), {}, elements(0, 7)}},
@@ -1174,7 +1185,7 @@ TEST_CASE("a recorded lab 3 at n = 16 shows its tree in shared memory", "[record
       {3, {threads({0}), elements(0, 1), elements(0, 0)}},
   };
   CHECK(steps_of(launch, 0) == expected);
-  CHECK(steps_of(launch, pass.output) == (std::map<unsigned, Step>{{3, {threads({0}), {}, elements(0, 0)}}}));
+  CHECK(steps_of(launch, recorded.pass.output) == (std::map<unsigned, Step>{{3, {threads({0}), {}, elements(0, 0)}}}));
   CHECK(launch.barriers.size() == 3);
   // input_s[t] = input[t] + input[t + 8], and the tree's values as the replay finds them.
   std::map<long long, float> shared;
