@@ -97,7 +97,7 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
 }
 
 void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
-                        const void* site) {
+                        const void* site, const void* data) {
   const unsigned k = static_cast<unsigned>(kind);
   std::vector<SiteCount>& sites = thread.sites;
   const std::size_t n = sites.size();
@@ -122,6 +122,7 @@ void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t 
   warps_[thread.warp].log.push_back(
       AccessRecord{address, site, occurrence, static_cast<unsigned char>(thread.lane), static_cast<unsigned char>(k),
                    static_cast<unsigned short>(bytes)});
+  if (recording) record_access(thread, k, address, bytes, data);
 }
 
 void Runner::flush(Warp& warp, unsigned warp_index) {
@@ -192,6 +193,7 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
       __atomic_fetch_add(&launch->counters->seam_sectors[k], totals.seam_sectors[k], __ATOMIC_RELAXED);
     totals.seam_sectors[k] = 0;
   }
+  if (recording) record_flush(warp, warp_index);  // the same instructions, into the record
   warp.log.clear();
   const unsigned first = warp_index * 32;
   for (unsigned lane = 0; lane < 32 && first + lane < thread_count_; ++lane) {
@@ -220,7 +222,7 @@ void* count_access(Access kind, const void* address, unsigned bytes, const void*
   const std::uintptr_t where = reinterpret_cast<std::uintptr_t>(address);
   void* kit = runner.check_bounds(*thread, kind, where, bytes, origin);
   if ((++runner.access_tick & 1023) == 0) runner.check_clock_in_fiber(*thread);
-  if (runner.counting) runner.log_access(*thread, kind, where, bytes, __builtin_return_address(0));
+  if (runner.counting) runner.log_access(*thread, kind, where, bytes, __builtin_return_address(0), kit);
   return kit;
 }
 

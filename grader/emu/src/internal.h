@@ -74,8 +74,21 @@ struct AccessRecord {
   unsigned short bytes;  // this lane's access size
 };
 
+// What a recorded launch keeps of one logged access besides the log's entry (record.cpp).
+struct RecordedValue {
+  const void* data = nullptr;  // where the access's bytes really are
+  unsigned bytes = 0;
+  unsigned char value[16] = {};
+  unsigned char old[16] = {};
+  std::uintptr_t allocation = 0;  // global: the allocation's device address and size
+  std::size_t allocation_bytes = 0;
+  long long shared_offset = 0;
+  bool dynamic_shared = false;
+};
+
 struct Warp {
   std::vector<AccessRecord> log;  // accesses not yet grouped into instructions
+  std::vector<RecordedValue> recorded;  // beside the log, in a recorded launch only
   unsigned existing = 0;          // lanes the block has in this warp
   unsigned exited = 0;
   unsigned waiting = 0;  // lanes stopped at a warp collective
@@ -91,6 +104,7 @@ struct LaunchState {
   std::atomic<unsigned long long> next_block{0};
   std::atomic<bool> failed{false};
   reduce_lab::Counters* counters = nullptr;
+  bool recorded = false;  // reduce_emu/record.h: record.cpp keeps its accesses
   unsigned long long seed = 0;
   unsigned long long launch_index = 0;
   Clock::time_point deadline;
@@ -104,6 +118,11 @@ struct LaunchState {
   const std::string& kernel_name() const { return name; }
   std::string seed_note() const;
 };
+
+// Recording (record.cpp): a launch started while recording is recorded (one worker thread,
+// counted); its end (finished, or the fault launch() throws) closes its record.
+bool begin_recorded_launch(LaunchState& state);
+void end_recorded_launch(const LaunchState& state);
 
 // Allocation registry (runtime.cpp), consulted by the bounds checks.
 struct Allocation {
@@ -189,13 +208,21 @@ class Runner {
   uint3 block_index() const { return block_index_; }
 
   // Counting side (counting.cpp).
+  // `data`: where the accessed bytes really are (the kit's address of a global element).
   void log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
-                  const void* site);
+                  const void* site, const void* data);
   // Faults unless the access lies inside the allocation `origin` points into; returns the
   // kit's address of the bytes (runtime.cpp maps device memory twice).
   void* check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                      const void* origin);
   void flush(Warp& warp, unsigned warp_index);
+
+  // Recording side (record.cpp), called only while `recording`.
+  void record_access(const Thread& thread, unsigned kind, std::uintptr_t address, unsigned bytes, const void* data);
+  void record_flush(Warp& warp, unsigned warp_index);
+  void record_barrier(const Thread& first);
+  void record_fault_at(const Thread& thread);
+  void record_stop(bool deadlock);
 
   LaunchState* launch = nullptr;
   fcontext::fcontext_t scheduler_context = nullptr;
@@ -204,6 +231,7 @@ class Runner {
   std::string fault;         // this block's fault, if any
   unsigned access_tick = 0;
   bool counting = false;
+  bool recording = false;  // this launch is recorded (reduce_emu/record.h)
   std::vector<unsigned char> dynamic_shared;  // the running block's extern __shared__ memory
   reduce_lab::Counters totals{};  // this runner's share of the current launch
 
@@ -218,6 +246,7 @@ class Runner {
   std::string deadlock_report() const;
   std::string timeout_report() const;
   Thread& lane_thread(unsigned warp_index, unsigned lane) { return threads_[warp_index * 32 + lane]; }
+  void settle_recorded_store();
 
   std::vector<Thread> threads_;
   std::vector<Warp> warps_;

@@ -463,6 +463,7 @@ std::string Runner::where(const Thread& thread) const {
 }
 
 void Runner::fault_in_fiber(const Thread& thread, const std::string& what) {
+  if (recording) record_fault_at(thread);
   throw KernelFault("emulator: " + what + "\n  " + where(thread));
 }
 
@@ -496,6 +497,7 @@ void Runner::run_blocks(LaunchState& state) {
   // before it writes cannot pass by luck. 16 spare bytes keep every vector type aligned.
   dynamic_shared.assign(state.shared_bytes + 16, 0xFF);
   counting = state.counters != nullptr;
+  recording = state.recorded;
   reduce_emu_shared_observed = counting;  // shared.cuh: whether shared accesses call in
   totals = reduce_lab::Counters{};
   for (auto& entry : cache_) entry = CachedAllocation{};
@@ -584,6 +586,7 @@ void Runner::run_block(unsigned long long block_linear) {
     if (!progressed && at_barrier_ > 0) progressed = release_barrier();
     if (!progressed) {
       fault = deadlock_report();
+      if (recording) record_stop(true);
       abort_block();
       return;
     }
@@ -631,6 +634,7 @@ bool Runner::run_round() {
 }
 
 void Runner::abort_block() {
+  if (recording) record_stop(false);  // before the fibers unwind: where each one stopped
   aborting = true;
   for (unsigned i = 0; i < thread_count_; ++i) {
     Thread& t = threads_[i];
@@ -660,6 +664,7 @@ bool Runner::release_barrier() {
   // arriving warp: __syncthreads, its _count/_and/_or forms and cooperative groups' sync).
   if (counting) totals.barrier_warps += launch->warps_per_block;
   for (unsigned w = 0; w < launch->warps_per_block; ++w) flush(warps_[w], w);
+  if (recording) record_barrier(first);
   at_barrier_ = 0;
   for (unsigned i = 0; i < thread_count_; ++i) {
     Thread& t = threads_[i];
@@ -940,8 +945,10 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t s
   state.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(state.timeout_seconds));
   Watchdog::instance().arm(state, state.deadline + std::chrono::seconds(5));
-  Pool::instance().run(state, s.workers.load());
+  const bool recorded = begin_recorded_launch(state);  // one worker: the record's order and values are exact
+  Pool::instance().run(state, recorded ? 1 : s.workers.load());
   Watchdog::instance().disarm();
+  if (recorded) end_recorded_launch(state);
   if (state.failed.load()) throw std::runtime_error(state.fault);
 }
 

@@ -43,7 +43,8 @@ void count_shared(Access kind, const volatile void* address, unsigned bytes) {
   Runner& runner = *thread->runner;
   if (!runner.counting) return;
   runner.log_access(*thread, static_cast<Access>(kSharedKindBase + static_cast<unsigned>(kind)),
-                    reinterpret_cast<std::uintptr_t>(address), bytes, __builtin_return_address(0));
+                    reinterpret_cast<std::uintptr_t>(address), bytes, __builtin_return_address(0),
+                    const_cast<const void*>(address));
 }
 
 }  // namespace detail

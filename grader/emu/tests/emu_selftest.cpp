@@ -8,6 +8,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 #include <reduce_lab/lab.cuh>
+#include <reduce_emu/record.h>
 
 #include "../../tests/catch.hpp"
 #include <dlfcn.h>
@@ -17,6 +18,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -311,6 +314,17 @@ __global__ void SyncwarpAgainstBarrierKernel(Global<float> data) {
   }
 }
 
+// What the build makes of `__shared__ int count;` (the rewrite is not applied to this file).
+__global__ void SharedCountKernel(Global<const float> input, Global<float> output) {
+  REDUCE_LAB_SHARED ::reduce_lab::Shared<int> count;
+  if (threadIdx.x == 0) count = 0;
+  __syncthreads();
+  atomicAdd(&count, 1);
+  atomicAdd(&output[0], input[threadIdx.x]);
+  __syncthreads();
+  if (threadIdx.x == 0) output[1] = static_cast<float>(count);
+}
+
 __global__ void OutOfBoundsKernel(Global<const float> input, Global<float> output) {
   output[threadIdx.x] = input[threadIdx.x + 1];
 }
@@ -425,6 +439,7 @@ struct PassResult {
   std::vector<float> outputs;
   std::string error;
   int status = 0;
+  std::uintptr_t input = 0, output = 0;  // the device addresses the pass read and wrote
 };
 
 // One grader call: one pass of a multipass lab over `input`.
@@ -444,6 +459,8 @@ PassResult run_pass(const LabModule& lab, const std::vector<float>& input) {
   call.device_counters = counters.get();
   call.synchronize = 1;
   PassResult result;
+  result.input = reinterpret_cast<std::uintptr_t>(in.get());
+  result.output = reinterpret_cast<std::uintptr_t>(out.get());
   result.status = lab.info().run(&call);
   result.error = call.error;
   result.counters = counters.download()[0];
@@ -966,4 +983,356 @@ TEST_CASE("device memory is reached only through Global<T>", "[faults]") {
     }
     CHECK_THAT(error, Catch::Contains("host code accessed device memory through a Global<T>"));
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Recording a run (reduce_emu/record.h): what the pictures of the next capability are drawn from.
+
+namespace {
+
+using reduce_emu::AccessKind;
+using reduce_emu::MemorySpace;
+
+// What one barrier interval of a launch did to one memory: the threads that accessed it and
+// the elements they read and wrote (the rows of the book's tree figures).
+struct Step {
+  std::set<unsigned> threads;
+  std::set<long long> read, written;
+  bool operator==(const Step& other) const {
+    return threads == other.threads && read == other.read && written == other.written;
+  }
+};
+
+std::ostream& operator<<(std::ostream& out, const std::set<long long>& items) {
+  out << "{";
+  for (long long item : items) out << " " << item;
+  return out << " }";
+}
+std::ostream& operator<<(std::ostream& out, const Step& step) {
+  out << "threads {";
+  for (unsigned t : step.threads) out << " " << t;
+  return out << " } read " << step.read << " written " << step.written;
+}
+
+// allocation 0: shared memory.
+std::map<unsigned, Step> steps_of(const reduce_emu::RecordedLaunch& launch, std::uintptr_t allocation) {
+  std::map<unsigned, Step> steps;
+  for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+    if ((allocation == 0) != (ins.space == MemorySpace::shared)) continue;
+    if (allocation != 0 && ins.allocation != allocation) continue;
+    Step& step = steps[ins.interval];
+    for (const reduce_emu::LaneAccess& lane : ins.lanes) {
+      step.threads.insert(ins.warp * 32 + lane.lane);
+      (ins.kind == AccessKind::load ? step.read : step.written).insert(lane.element);
+    }
+  }
+  return steps;
+}
+
+std::set<unsigned> threads(std::initializer_list<unsigned> ids) { return ids; }
+std::set<long long> elements(long long from, long long to, long long step = 1) {
+  std::set<long long> items;
+  for (long long i = from; i <= to; i += step) items.insert(i);
+  return items;
+}
+
+// Replays the recorded loads and stores of one memory in record order: every value a load
+// recorded must be the last value stored there (or the input), so the values and the order
+// are both what the kernel did. Holds for kernels without races, as the labs' trees are.
+void check_values_replay(const reduce_emu::RecordedLaunch& launch, std::uintptr_t allocation,
+                         std::map<long long, float> memory) {
+  unsigned checked = 0;
+  for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+    if ((allocation == 0) != (ins.space == MemorySpace::shared)) continue;
+    if (allocation != 0 && ins.allocation != allocation) continue;
+    for (const reduce_emu::LaneAccess& lane : ins.lanes) {
+      if (ins.kind == AccessKind::load) {
+        INFO("interval " << ins.interval << " lane " << lane.lane << " element " << lane.element);
+        REQUIRE(memory.count(lane.element) == 1);
+        CHECK(lane.as<float>() == memory[lane.element]);
+        ++checked;
+      } else {
+        memory[lane.element] = lane.as<float>();
+      }
+    }
+  }
+  CHECK(checked > 0);
+}
+
+reduce_emu::Record record_pass(const LabModule& lab, const std::vector<float>& input, PassResult* result) {
+  reduce_emu::start_recording();
+  *result = run_pass(lab, input);
+  return reduce_emu::take_record();
+}
+
+// One recorded pass of a lab that must succeed in one launch.
+struct RecordedPass {
+  PassResult pass;
+  reduce_emu::Record record;
+  const reduce_emu::RecordedLaunch& launch() const { return record.launches.at(0); }
+};
+RecordedPass record_lab(const char* path, const std::vector<float>& input) {
+  const LabModule lab(path);
+  RecordedPass recorded;
+  recorded.record = record_pass(lab, input, &recorded.pass);
+  INFO(lab.info().name << ": " << recorded.pass.error);
+  REQUIRE(recorded.pass.status == 0);
+  REQUIRE(recorded.record.launches.size() == 1);
+  return recorded;
+}
+
+// The memory a replay starts from: the pass's input.
+std::map<long long, float> as_memory(const std::vector<float>& input) {
+  std::map<long long, float> memory;
+  for (std::size_t i = 0; i < input.size(); ++i) memory[static_cast<long long>(i)] = input[i];
+  return memory;
+}
+
+}  // namespace
+
+TEST_CASE("a recorded lab 1 at n = 16 is the book's Fig. 10.7 tree", "[record][lab1]") {
+  Settings settings;
+  const LabModule lab(EMU_SELFTEST_LAB1);
+  const std::vector<float> input = small_integers(16, 1);
+  for (unsigned long long seed : {1ull, 0xdeadbeefull}) {
+    reduce_emu::set_seed(seed);
+    PassResult pass;
+    const reduce_emu::Record record = record_pass(lab, input, &pass);
+    INFO("seed " << seed << " error: " << pass.error);
+    REQUIRE(pass.status == 0);
+    CHECK_FALSE(record.truncated);
+    REQUIRE(record.launches.size() == 1);
+    const reduce_emu::RecordedLaunch& launch = record.launches[0];
+    CHECK_THAT(launch.kernel, Catch::StartsWith("SimpleSumReductionKernel"));
+    CHECK(launch.grid.x == 1);
+    CHECK(launch.block.x == 8);
+    CHECK(launch.end.outcome == reduce_emu::LaunchOutcome::finished);
+    CHECK(launch.end.message.empty());
+
+    // Thread t owns element 2t; while t is a multiple of the stride it adds the element
+    // `stride` to its right: strides 1, 2, 4, 8 in intervals 0-3, then thread 0 copies the sum.
+    const std::map<unsigned, Step> tree = steps_of(launch, pass.input);
+    const std::map<unsigned, Step> expected = {
+        {0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), elements(0, 15), elements(0, 14, 2)}},
+        {1, {threads({0, 2, 4, 6}), elements(0, 14, 2), elements(0, 12, 4)}},
+        {2, {threads({0, 4}), elements(0, 12, 4), elements(0, 8, 8)}},
+        {3, {threads({0}), elements(0, 8, 8), elements(0, 0)}},
+        {4, {threads({0}), elements(0, 0), {}}},
+    };
+    CHECK(tree == expected);
+    const std::map<unsigned, Step> out = steps_of(launch, pass.output);
+    CHECK(out == (std::map<unsigned, Step>{{4, {threads({0}), {}, elements(0, 0)}}}));
+
+    // One warp: each step's add is two loads and a store, with the active lanes as the mask.
+    for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+      CHECK(ins.block == 0);
+      CHECK(ins.warp == 0);
+      CHECK(ins.bytes == 4);
+      CHECK(ins.space == MemorySpace::global);
+      CHECK(static_cast<unsigned>(__builtin_popcount(ins.mask)) == ins.lanes.size());
+      if (ins.interval == 1) CHECK(ins.mask == 0x55u);
+    }
+    CHECK(launch.instructions.size() == 4 * 3 + 2);
+
+    // Values: the loads saw what the stores before them left, and the sum reached output[0].
+    check_values_replay(launch, pass.input, as_memory(input));
+    const reduce_emu::RecordedInstruction& last = launch.instructions.back();
+    REQUIRE(last.allocation == pass.output);
+    CHECK(last.kind == AccessKind::store);
+    CHECK(last.lanes.at(0).as<float>() == static_cast<float>(sum_of(input)));
+
+    REQUIRE(launch.barriers.size() == 4);
+    for (unsigned k = 0; k < 4; ++k) {
+      CHECK(launch.barriers[k].interval == k);
+      CHECK(launch.barriers[k].file == "01_simple.cu");
+      CHECK(launch.barriers[k].line == launch.barriers[0].line);
+    }
+    // Lane accesses: 3 per active thread and step (8 + 4 + 2 + 1 threads), 2 for the copy.
+    CHECK(record.events == 3 * 15 + 2 + launch.barriers.size());
+  }
+}
+
+TEST_CASE("a recorded lab 2 at n = 16 keeps its owners together", "[record][lab2]") {
+  Settings settings;
+  const std::vector<float> input = small_integers(16, 2);
+  const RecordedPass recorded = record_lab(EMU_SELFTEST_LAB2, input);
+  const reduce_emu::RecordedLaunch& launch = recorded.launch();
+  const std::map<unsigned, Step> expected = {
+      {0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), elements(0, 15), elements(0, 7)}},
+      {1, {threads({0, 1, 2, 3}), elements(0, 7), elements(0, 3)}},
+      {2, {threads({0, 1}), elements(0, 3), elements(0, 1)}},
+      {3, {threads({0}), elements(0, 1), elements(0, 0)}},
+      {4, {threads({0}), elements(0, 0), {}}},
+  };
+  CHECK(steps_of(launch, recorded.pass.input) == expected);
+  for (const reduce_emu::RecordedInstruction& ins : launch.instructions)
+    if (ins.interval < 4) CHECK(ins.mask == (1u << (8 >> ins.interval)) - 1);  // the lowest lanes
+  check_values_replay(launch, recorded.pass.input, as_memory(input));
+}
+
+TEST_CASE("a recorded lab 3 at n = 16 shows its tree in shared memory", "[record][lab3]") {
+  Settings settings;
+  const std::vector<float> input = small_integers(16, 3);
+  const RecordedPass recorded = record_lab(EMU_SELFTEST_LAB3, input);
+  const reduce_emu::RecordedLaunch& launch = recorded.launch();
+  // The first add on load reads global memory once; the tree after it stays in shared memory.
+  CHECK(steps_of(launch, recorded.pass.input) ==
+        (std::map<unsigned, Step>{{0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), elements(0, 15), {}}}}));
+  const std::map<unsigned, Step> expected = {
+      {0, {threads({0, 1, 2, 3, 4, 5, 6, 7}), {}, elements(0, 7)}},
+      {1, {threads({0, 1, 2, 3}), elements(0, 7), elements(0, 3)}},
+      {2, {threads({0, 1}), elements(0, 3), elements(0, 1)}},
+      {3, {threads({0}), elements(0, 1), elements(0, 0)}},
+  };
+  CHECK(steps_of(launch, 0) == expected);
+  CHECK(steps_of(launch, recorded.pass.output) == (std::map<unsigned, Step>{{3, {threads({0}), {}, elements(0, 0)}}}));
+  CHECK(launch.barriers.size() == 3);
+  // input_s[t] = input[t] + input[t + 8], and the tree's values as the replay finds them.
+  std::map<long long, float> shared;
+  for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+    if (ins.space != MemorySpace::shared || ins.interval != 0) continue;
+    CHECK(ins.kind == AccessKind::store);
+    CHECK_FALSE(ins.dynamic_shared);
+    for (const reduce_emu::LaneAccess& lane : ins.lanes)
+      CHECK(lane.as<float>() == input[lane.lane] + input[lane.lane + 8]);
+  }
+  check_values_replay(launch, 0, shared);
+}
+
+TEST_CASE("recorded atomics: global ones with the value before and after, shared ones after", "[record][atomics]") {
+  Settings settings;
+  const std::vector<float> input = small_integers(8, 5);
+  DeviceBuffer<float> in(input);
+  DeviceBuffer<float> out(2);
+  out.fill(0.0f);
+  reduce_emu::start_recording();
+  launch(SharedCountKernel, 1, 8, Global<const float>(in.get()), out.global());
+  const reduce_emu::Record record = reduce_emu::take_record();
+  REQUIRE(record.launches.size() == 1);
+  const reduce_emu::RecordedLaunch& launch = record.launches[0];
+  CHECK(launch.end.outcome == reduce_emu::LaunchOutcome::finished);
+  unsigned global_atomics = 0, shared_atomics = 0;
+  for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+    if (ins.kind != AccessKind::atomic) continue;
+    CHECK(ins.interval == 1);
+    CHECK(ins.mask == 0xffu);
+    std::set<float> before, after;
+    for (const reduce_emu::LaneAccess& lane : ins.lanes) {
+      CHECK(lane.element == 0);
+      after.insert(lane.as<float>());
+      if (ins.has_old) {
+        // Each lane added its own input to what the element held just before.
+        CHECK(lane.as<float>() == lane.old_as<float>() + input[lane.lane]);
+        before.insert(lane.old_as<float>());
+      }
+    }
+    if (ins.space == MemorySpace::global) {
+      ++global_atomics;
+      CHECK(ins.has_old);
+      CHECK(ins.allocation == reinterpret_cast<std::uintptr_t>(out.get()));
+      CHECK(before.count(0.0f) == 1);                            // the first saw the zero
+      CHECK(after.count(static_cast<float>(sum_of(input))) == 1);  // the last left the sum
+    } else {
+      ++shared_atomics;
+      CHECK_FALSE(ins.has_old);
+      std::set<int> counts;
+      for (const reduce_emu::LaneAccess& lane : ins.lanes) counts.insert(lane.as<int>());
+      CHECK(counts == std::set<int>{1, 2, 3, 4, 5, 6, 7, 8});
+    }
+  }
+  CHECK(global_atomics == 1);
+  CHECK(shared_atomics == 1);
+  CHECK(out.download()[1] == 8.0f);
+}
+
+TEST_CASE("a recorded deadlock or fault ends the record where the block stopped", "[record][faults]") {
+  Settings settings;
+  reduce_emu::set_seed(7);
+  SECTION("deadlock: the threads waiting, and the accesses before it") {
+    DeviceBuffer<float> data(64);
+    data.fill(0.0f);
+    reduce_emu::start_recording();
+    const std::string error = launch_error([&] { launch(SyncwarpAgainstBarrierKernel, 1, 64, data.global()); });
+    const reduce_emu::Record record = reduce_emu::take_record();
+    CHECK_THAT(error, Catch::Contains("deadlock"));
+    REQUIRE(record.launches.size() == 1);
+    const reduce_emu::RecordedLaunch& launch = record.launches[0];
+    CHECK(launch.end.outcome == reduce_emu::LaunchOutcome::deadlock);
+    CHECK(launch.end.message == error);
+    CHECK(launch.end.block == 0);
+    CHECK(launch.end.interval == 0);
+    REQUIRE(launch.end.threads.size() == 64);
+    for (const reduce_emu::StoppedThread& t : launch.end.threads) {
+      INFO("thread " << t.thread);
+      CHECK(t.file == "emu_selftest.cpp");
+      if (t.thread % 2 == 0) {
+        CHECK(t.state == reduce_emu::StoppedThread::State::at_barrier);
+        CHECK(t.line == kWarpBarrierLine);
+      } else {
+        CHECK(t.state == reduce_emu::StoppedThread::State::at_warp_collective);
+        CHECK(t.line == kWarpBarrierLine + 2);
+      }
+    }
+    // Lane 0 of each warp stored before the warps stopped: in the record, though no warp met.
+    REQUIRE(launch.instructions.size() == 2);
+    for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
+      CHECK(ins.kind == AccessKind::store);
+      CHECK(ins.mask == 1u);
+      CHECK(ins.lanes.at(0).element == ins.warp * 32);
+      CHECK(ins.lanes.at(0).as<float>() == 1.0f);
+    }
+    CHECK(launch.barriers.empty());
+  }
+  SECTION("fault: the thread whose access was out of bounds") {
+    DeviceBuffer<float> input(64);
+    DeviceBuffer<float> output(64);
+    reduce_emu::start_recording();
+    const std::string error = launch_error(
+        [&] { launch(OutOfBoundsKernel, 1, 64, Global<const float>(input.get()), output.global()); });
+    const reduce_emu::Record record = reduce_emu::take_record();
+    REQUIRE(record.launches.size() == 1);
+    const reduce_emu::LaunchEnd& end = record.launches[0].end;
+    CHECK(end.outcome == reduce_emu::LaunchOutcome::fault);
+    CHECK_THAT(end.message, Catch::Contains("out-of-bounds global load"));
+    CHECK(end.faulting_thread == 63);
+    REQUIRE(end.threads.size() == 64);
+    CHECK(end.threads[63].state == reduce_emu::StoppedThread::State::faulted);
+    for (const reduce_emu::StoppedThread& t : end.threads)
+      if (t.thread != 63) CHECK(t.state != reduce_emu::StoppedThread::State::faulted);
+  }
+  // Not recording any more: a launch leaves nothing behind, and the next record starts empty.
+  CHECK_FALSE(reduce_emu::recording());
+  DeviceBuffer<float> data(64);
+  launch(EarlyExitKernel, 1, 64, data.global(), 64u);
+  reduce_emu::start_recording();
+  CHECK(reduce_emu::take_record().launches.empty());
+}
+
+TEST_CASE("a record stops at its cap and says so", "[record]") {
+  Settings settings;
+  const LabModule lab(EMU_SELFTEST_LAB1);
+  const std::vector<float> input = small_integers(256);
+  PassResult pass;
+  const reduce_emu::Record full = record_pass(lab, input, &pass);
+  REQUIRE(pass.status == 0);
+  CHECK_FALSE(full.truncated);
+  REQUIRE(full.events > 100);
+
+  reduce_emu::RecordOptions options;
+  options.max_events = 100;
+  reduce_emu::start_recording(options);
+  const PassResult capped = run_pass(lab, input);
+  const reduce_emu::Record record = reduce_emu::take_record();
+  // The run itself is whole: the sum and the counters do not depend on the cap.
+  REQUIRE(capped.status == 0);
+  CHECK(capped.outputs == pass.outputs);
+  CHECK(capped.counters.requests[kLoad] == pass.counters.requests[kLoad]);
+  CHECK(record.truncated);
+  CHECK(record.max_events == 100);
+  CHECK(record.events <= 100);
+  REQUIRE(record.launches.size() == 1);
+  std::size_t lanes = 0;
+  for (const reduce_emu::RecordedInstruction& ins : record.launches[0].instructions) lanes += ins.lanes.size();
+  CHECK(lanes + record.launches[0].barriers.size() == record.events);
+  CHECK(record.launches[0].instructions.size() < full.launches[0].instructions.size());
 }
