@@ -336,8 +336,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   } else {
     const WrongCase& first = wrong.front();
     if (first.checked_order)
-      message << "Under " << kOtherThreadOrders << " other thread orders the result at " << first.what.where()
-              << " is the same: not a race, the computation itself is wrong.\n";
+      message << "Under " << kOtherThreadOrders << " other orders of threads and blocks the result at "
+              << first.what.where()
+              << " is the same, and no two blocks touched one word unordered: not a race, the computation itself "
+                 "is wrong.\n";
     hint = wrong_result_hint(module, plan, wrong, power_of_two_passed);
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");

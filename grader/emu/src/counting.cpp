@@ -50,12 +50,14 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   const std::uintptr_t from = reinterpret_cast<std::uintptr_t>(origin);
   const unsigned long long generation = allocation_generation.load(std::memory_order_acquire);
   std::uintptr_t base = 0, end = 0, kit = 0;
+  AllocationShadow* shadow = nullptr;
   bool known = false;
   for (const CachedAllocation& entry : cache_) {
     if (entry.generation == generation && from >= entry.base && from <= entry.end) {
       base = entry.base;
       end = entry.end;
       kit = entry.kit;
+      shadow = entry.shadow;
       known = true;
       break;
     }
@@ -74,10 +76,15 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
     base = found.base;
     end = found.base + found.bytes;
     kit = found.kit;
-    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, generation};
+    shadow = found.shadow;
+    // The first access of this runner to the allocation in this launch.
+    if (checking_races && shadow != nullptr) shadow->begin(launch->races->serial());
+    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, shadow, generation};
   }
-  if (address >= base && address + bytes <= end && address + bytes >= address)
+  if (address >= base && address + bytes <= end && address + bytes >= address) {
+    if (checking_races && shadow != nullptr) check_block_race(thread, kind, address, bytes, base, end, *shadow);
     return reinterpret_cast<void*>(kit + (address - base));
+  }
 
   const unsigned long long elements = (end - base) / bytes;
   const long long index = element_index(address, base, bytes);
@@ -93,6 +100,15 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   if (length > 0 && static_cast<std::size_t>(length) < sizeof text)
     std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), "; the access was not performed");
   fault_in_fiber(thread, text);
+}
+
+void Runner::check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address,
+                              unsigned bytes, std::uintptr_t base, std::uintptr_t end, AllocationShadow& shadow) {
+  Conflict conflict;
+  if (block_races_.access(shadow, base, address - base, bytes, kind, thread.linear, &conflict)) return;
+  const LaunchState& L = *launch;
+  fault_in_fiber(thread, block_race_text(conflict, kind, thread.coords.thread_index, block_index_, L.block, L.grid,
+                                         element_index(address, base, bytes), (end - base) / bytes, bytes));
 }
 
 void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,

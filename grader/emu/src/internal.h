@@ -3,6 +3,8 @@
 
 #include <reduce_emu/emu.h>
 
+#include "block_races.h"
+
 #include <boost/context/detail/fcontext.hpp>
 
 #include <atomic>
@@ -93,6 +95,10 @@ struct LaunchState {
   reduce_lab::Counters* counters = nullptr;
   unsigned long long seed = 0;
   unsigned long long launch_index = 0;
+  // Blocks are handed out in the order start, start + step, ... (mod blocks), both from the
+  // seed: another seed is another order of blocks, as of the threads within each.
+  unsigned long long order_start = 0, order_step = 1;
+  LaunchRaces* races = nullptr;
   Clock::time_point deadline;
   double timeout_seconds = 0;
 
@@ -101,6 +107,9 @@ struct LaunchState {
   std::string name;   // the kernel's demangled name, looked up once (the crash handler needs it ready)
 
   void record_fault(const std::string& message);
+  unsigned long long block_at(unsigned long long handed) const {
+    return static_cast<unsigned long long>((order_start + static_cast<unsigned __int128>(handed) * order_step) % blocks);
+  }
   const std::string& kernel_name() const { return name; }
   std::string seed_note() const;
 };
@@ -110,6 +119,7 @@ struct Allocation {
   std::uintptr_t base = 0;  // the device address cudaMalloc returned
   std::size_t bytes = 0;
   std::uintptr_t kit = 0;   // where those bytes really are (runtime.cpp)
+  AllocationShadow* shadow = nullptr;  // who touched which word in this launch (block_races.h)
 };
 bool find_allocation(const void* pointer, Allocation* found);
 // Whether `pointer` lies in the reserved device range of an allocation (including the page
@@ -177,6 +187,7 @@ class Runner {
   void check_clock_in_fiber(const Thread& thread);
   std::string where(const Thread& thread) const;
   const StackPool& stacks() const { return stacks_; }
+  void fence() { block_races_.fence(); }
   uint3 block_index() const { return block_index_; }
 
   // Counting side (counting.cpp).
@@ -186,6 +197,9 @@ class Runner {
   // kit's address of the bytes (runtime.cpp maps device memory twice).
   void* check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                      const void* origin);
+  // Faults if another block of the launch touched the same word and nothing orders the two.
+  void check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                        std::uintptr_t base, std::uintptr_t end, AllocationShadow& shadow);
   void flush(Warp& warp, unsigned warp_index);
 
   LaunchState* launch = nullptr;
@@ -195,6 +209,7 @@ class Runner {
   std::string fault;         // this block's fault, if any
   unsigned access_tick = 0;
   bool counting = false;
+  bool checking_races = false;
   std::vector<unsigned char> dynamic_shared;  // the running block's extern __shared__ memory
   reduce_lab::Counters totals{};  // this runner's share of the current launch
 
@@ -225,8 +240,10 @@ class Runner {
   // Bounds-check cache: Globals of one launch point into very few allocations.
   struct CachedAllocation {
     std::uintptr_t base = 0, end = 0, kit = 0;
+    AllocationShadow* shadow = nullptr;
     unsigned long long generation = ~0ull;
   };
+  BlockRaces block_races_;
   CachedAllocation cache_[4];
   unsigned cache_next_ = 0;
 

@@ -2,12 +2,11 @@
 // output[0], so with two blocks or more the last one to finish wins and the others' sums are
 // lost; the traffic check sees stores and no atomics.
 //
-// On the emulator the first case the race shows in is not fixed: with two blocks (n = 4096)
-// every thread order may let the same block finish last, and then the race shows at a larger
-// n. What is pinned is that it is named a race.
+// The emulator finds the two blocks' stores to one word at the first case with two blocks
+// (n = 4096), whatever order the blocks run in, and names the race and both accesses.
 //
 // expect gpu correctness FAIL "wrong: n = 4096"
-// expect emu correctness FAIL "race: n = " "depends on the order"
+// expect emu correctness FAIL "race between blocks: n = 4096" "stores to element 0 of an allocation of 1"
 // expect all requests FAIL "stores"
 
 #include <reduce_lab/lab.cuh>

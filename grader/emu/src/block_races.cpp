@@ -1,0 +1,284 @@
+// Races between blocks (block_races.h says what is found and why).
+
+#include "block_races.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace reduce_emu {
+namespace detail {
+
+namespace {
+
+// A shadow word: bits 0-23 the block + 1 (0: nobody), 24-33 the thread, 34 a flag (read: by
+// several blocks), 35-63 a stamp (the block's epoch, or an atomic's clock).
+constexpr std::uint64_t kBlockMask = (1ull << 24) - 1;
+constexpr unsigned kThreadShift = 24, kFlagShift = 34, kStampShift = 35;
+
+std::uint64_t pack(unsigned long long block, unsigned thread, bool flag, std::uint64_t stamp) {
+  return (block + 1) | (static_cast<std::uint64_t>(thread & 1023u) << kThreadShift) |
+         (static_cast<std::uint64_t>(flag) << kFlagShift) |
+         (std::min(stamp, BlockRaces::kMaxStamp) << kStampShift);
+}
+std::uint64_t block_of(std::uint64_t e) { return e & kBlockMask; }  // block + 1
+unsigned thread_of(std::uint64_t e) { return static_cast<unsigned>((e >> kThreadShift) & 1023u); }
+bool flag_of(std::uint64_t e) { return ((e >> kFlagShift) & 1u) != 0; }
+std::uint64_t stamp_of(std::uint64_t e) { return e >> kStampShift; }
+
+// Atomics order blocks through the 8-byte-aligned word they touch (atomics are 4 or 8 bytes).
+std::uintptr_t sync_word(std::uintptr_t address) { return address & ~static_cast<std::uintptr_t>(7); }
+
+constexpr std::size_t kWordBytes = 4;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+AllocationShadow::AllocationShadow(std::size_t bytes) : count_((bytes + kWordBytes - 1) / kWordBytes) {
+  if (count_ == 0) return;
+  mapped_ = count_ * sizeof(WordShadow);
+  void* memory = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) throw std::bad_alloc();
+  words_ = static_cast<WordShadow*>(memory);  // zero pages: every word untouched
+}
+
+AllocationShadow::~AllocationShadow() {
+  if (words_ != nullptr) munmap(words_, mapped_);
+}
+
+void AllocationShadow::begin(unsigned long long serial) {
+  if (serial_.load(std::memory_order_acquire) == serial) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const unsigned long long held = serial_.load(std::memory_order_relaxed);
+  if (held == serial) return;
+  if (held != 0 && words_ != nullptr) {
+    // An earlier launch's accesses: gone. Large shadows give their pages back (zero again
+    // when next touched) instead of being written over.
+    if (mapped_ >= (64u << 10))
+      madvise(words_, mapped_, MADV_DONTNEED);
+    else
+      std::memset(static_cast<void*>(words_), 0, mapped_);
+  }
+  serial_.store(serial, std::memory_order_release);
+}
+
+// ---------------------------------------------------------------------------------------
+
+void LaunchRaces::begin(unsigned long long serial, unsigned long long blocks, bool check) {
+  serial_ = serial;
+  // Block numbers are 24 bits in the shadow; larger grids go unchecked.
+  checking_ = check && blocks < kBlockMask;
+  clock_.store(1);
+  if (!checking_) return;
+  if (blocks > blocks_ || !releases_) {
+    releases_.reset(new BlockReleases[blocks]);
+    blocks_ = blocks;
+  } else {
+    for (unsigned long long b = 0; b < blocks; ++b) releases_[b].count.store(0, std::memory_order_relaxed);
+  }
+}
+
+void LaunchRaces::end() {
+  checking_ = false;
+  // A large grid's table is not kept for the next launch.
+  if (blocks_ > 4096) {
+    releases_.reset();
+    blocks_ = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+void BlockRaces::begin(LaunchRaces* launch, unsigned long long block) {
+  launch_ = launch;
+  block_ = block;
+  epoch_ = 0;
+  pending_ = 0;
+  acquires_.clear();
+}
+
+void BlockRaces::acquire_pending() {
+  // After the block's atomic completed: every atomic on the word that took the clock before
+  // now came before it in the word's order, so what those published is this block's now.
+  const std::uint64_t clock = launch_->now();
+  const std::uintptr_t word = pending_;
+  pending_ = 0;
+  for (Acquire& a : acquires_) {
+    if (a.word == word) {
+      a.clock = clock;
+      return;
+    }
+  }
+  acquires_.push_back(Acquire{word, clock});
+}
+
+bool BlockRaces::acquired_after(std::uintptr_t word, std::uint64_t clock) const {
+  for (const Acquire& a : acquires_)
+    if (a.word == word) return a.clock > clock;
+  return false;
+}
+
+bool BlockRaces::published(unsigned long long block, std::uint64_t epoch) const {
+  const BlockReleases& releases = launch_->releases(block);
+  const unsigned count = std::min(releases.count.load(std::memory_order_acquire), kReleasesPerBlock);
+  for (unsigned i = 0; i < count; ++i) {
+    const Release& r = releases.entries[i];
+    if (r.epoch > epoch && acquired_after(r.word, r.clock)) return true;
+  }
+  return false;
+}
+
+bool BlockRaces::access(AllocationShadow& shadow, std::uintptr_t base, std::size_t offset, unsigned bytes,
+                        reduce_lab::Access kind, unsigned thread, Conflict* conflict) {
+  settle();
+  const std::size_t first = offset / kWordBytes;
+  const std::size_t last = std::min((offset + std::max(bytes, 1u) - 1) / kWordBytes, shadow.word_count() - 1);
+  const bool atomic = kind == reduce_lab::Access::atomic;
+  const std::uint64_t clock = atomic ? launch_->tick() : 0;
+  WordShadow* words = shadow.words();
+  for (std::size_t w = first; w <= last; ++w) {
+    if (!check_word(words[w], base + w * kWordBytes, kind, thread, clock, conflict)) {
+      conflict->word = w;
+      return false;
+    }
+  }
+  if (atomic) {
+    const std::uintptr_t word = sync_word(base + offset);
+    if (epoch_ > 0) {
+      // Publishes the accesses before the block's last fence, unless an earlier atomic on
+      // the same word already did (a later one would only be acquired later).
+      BlockReleases& mine = launch_->releases(block_);
+      const unsigned count = mine.count.load(std::memory_order_relaxed);
+      bool known = false;
+      for (unsigned i = 0; i < count && !known; ++i)
+        known = mine.entries[i].word == word && mine.entries[i].epoch == epoch_;
+      if (!known && count < kReleasesPerBlock) {
+        mine.entries[count] = Release{word, clock, static_cast<std::uint32_t>(epoch_)};
+        mine.count.store(count + 1, std::memory_order_release);
+      }
+    }
+    pending_ = word;
+  }
+  return true;
+}
+
+bool BlockRaces::check_word(WordShadow& word, std::uintptr_t address, reduce_lab::Access kind, unsigned thread,
+                            std::uint64_t clock, Conflict* conflict) {
+  using reduce_lab::Access;
+  const std::uint64_t me = block_ + 1;
+  auto race = [&](std::uint64_t other, Access before) {
+    conflict->now = kind;
+    conflict->before = before;
+    conflict->other_block = block_of(other) - 1;
+    conflict->other_thread = thread_of(other);
+    return false;
+  };
+  // Whether the last store to the word (by another block) comes before this access.
+  auto after_store = [&](std::uint64_t stored) {
+    const std::uint64_t by = block_of(stored);
+    if (by == 0 || by == me) return true;
+    return published(by - 1, stamp_of(stored)) || race(stored, Access::store);
+  };
+  // Whether every atomic on the word (by another block) comes before this plain access: this
+  // block acquired the word after the latest of them.
+  auto after_atomics = [&](std::uint64_t atomic) {
+    const std::uint64_t by = block_of(atomic);
+    if (by == 0 || by == me || acquired_after(sync_word(address), stamp_of(atomic))) return true;
+    return race(atomic, Access::atomic);
+  };
+  // Whether the last read of the word (by another block) comes before this access. A word
+  // read by this block after others is checked against this block only (documented).
+  auto after_read = [&](std::uint64_t read) {
+    const std::uint64_t by = block_of(read);
+    if (by == 0 || by == me) return true;
+    return published(by - 1, stamp_of(read)) || race(read, Access::load);
+  };
+
+  // Each side records itself with a sequentially consistent read-modify-write before it
+  // looks at the other sides' records, so of two blocks that touch a word at the same time at
+  // least one sees the other.
+  switch (kind) {
+    case Access::load: {
+      std::uint64_t old = word.read.load(std::memory_order_relaxed);
+      const std::uint64_t stamp = std::min(epoch_, kMaxStamp);
+      for (;;) {
+        const bool several = flag_of(old) || (block_of(old) != 0 && block_of(old) != me);
+        const std::uint64_t fresh = (block_of(old) == me && stamp_of(old) == stamp && flag_of(old) == several)
+                                        ? old
+                                        : pack(block_, thread, several, epoch_);
+        if (word.read.compare_exchange_weak(old, fresh, std::memory_order_seq_cst)) break;
+      }
+      return after_store(word.stored.load(std::memory_order_seq_cst)) &&
+             after_atomics(word.atomic.load(std::memory_order_seq_cst));
+    }
+    case Access::store: {
+      const std::uint64_t old = word.stored.exchange(pack(block_, thread, false, epoch_), std::memory_order_seq_cst);
+      return after_store(old) && after_atomics(word.atomic.load(std::memory_order_seq_cst)) &&
+             after_read(word.read.load(std::memory_order_seq_cst));
+    }
+    case Access::atomic: {
+      std::uint64_t old = word.atomic.load(std::memory_order_relaxed);
+      for (;;) {
+        // Only the latest atomic is kept: a block that acquired after it acquired after all.
+        const std::uint64_t fresh =
+            (block_of(old) != 0 && stamp_of(old) >= std::min(clock, kMaxStamp)) ? old : pack(block_, thread, true, clock);
+        if (word.atomic.compare_exchange_weak(old, fresh, std::memory_order_seq_cst)) break;
+      }
+      // Atomics never race with atomics.
+      return after_store(word.stored.load(std::memory_order_seq_cst)) &&
+             after_read(word.read.load(std::memory_order_seq_cst));
+    }
+  }
+  return true;
+}
+
+namespace {
+
+const char* access_verb(reduce_lab::Access kind) {
+  switch (kind) {
+    case reduce_lab::Access::load: return "loads";
+    case reduce_lab::Access::store: return "stores to";
+    case reduce_lab::Access::atomic: return "atomically updates";
+  }
+  return "accesses";
+}
+
+const char* access_past(reduce_lab::Access kind) {
+  switch (kind) {
+    case reduce_lab::Access::load: return "loaded";
+    case reduce_lab::Access::store: return "stored to";
+    case reduce_lab::Access::atomic: return "atomically updated";
+  }
+  return "accessed";
+}
+
+std::string coords(unsigned long long linear, dim3 extent) {
+  const unsigned long long x = linear % extent.x, y = (linear / extent.x) % extent.y,
+                           z = linear / (1ull * extent.x * extent.y);
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+std::string coords(uint3 c) {
+  return "(" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ")";
+}
+
+}  // namespace
+
+std::string block_race_text(const Conflict& conflict, reduce_lab::Access kind, uint3 thread, uint3 block, dim3 block_dim,
+                            dim3 grid_dim, long long element, unsigned long long elements, unsigned element_bytes) {
+  return "race between blocks: thread " + coords(thread) + " of block " + coords(block) + " " + access_verb(kind) +
+         " element " + std::to_string(element) + " of an allocation of " + std::to_string(elements) + " " +
+         std::to_string(element_bytes) + "-byte elements, which thread " +
+         coords(conflict.other_thread, block_dim) + " of block " + coords(conflict.other_block, grid_dim) + " " +
+         access_past(conflict.before) +
+         " in the same launch, and nothing orders the two. Blocks of a launch run in no set order and at the "
+         "same time: they combine values with atomics (one atomicAdd per block), and a block reads what another "
+         "stored only after that block's __threadfence() and an atomic that its own atomic on the same word "
+         "observes; the access was not performed";
+}
+
+}  // namespace detail
+}  // namespace reduce_emu
