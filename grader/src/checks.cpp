@@ -238,7 +238,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           wrong.push_back(unsupported);
           continue;
         }
-        LabRunner runner(module, dtype, op);
+        LabRunner runner(module, dtype, op, Flavor::plain);
         auto run_case = [&](std::size_t n, Pattern pattern) {
           const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n)};
           const HostArray input = make_input(pattern, dtype, n);

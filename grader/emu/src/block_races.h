@@ -4,23 +4,23 @@
 // Blocks of a launch run in no set order and at the same time, so two of them touching one
 // word, at least one without an atomic, is a race: which one wins depends on scheduling, and
 // a re-run under another order may well hide it. This finds it whatever the order. Every
-// allocation has a shadow (one entry per 4-byte word) that remembers, for the current launch,
-// which block and thread last stored to the word, which last updated it with an atomic, and
-// which last read it.
-// An access checks the shadow before it happens:
-//   - a load of a word another block stored, or changes with atomics;
-//   - a store to a word another block read, stored, or changes with atomics;
-//   - an atomic on a word another block read or stored;
+// allocation has a shadow that remembers, for each 4-byte word and the current launch, which
+// block and thread last stored to it, which last updated it with an atomic, and which last
+// loaded it. An access checks the shadow before it happens:
+//   - a load of a word another block stored to, or updates with atomics;
+//   - a store to a word another block loaded, stored to, or updates with atomics;
+//   - an atomic on a word another block loaded or stored to;
 // is a race unless something orders the two. Atomics never race with atomics. The one order
 // CUDA gives between blocks of a launch is the one cuda-samples' threadFenceReduction relies
 // on: block Y's accesses, then __threadfence() in Y, then an atomic of Y on a word C, come
 // before everything block X does after its own atomic on C observed Y's (a later place in C's
-// order of atomics). So a block's accesses carry the count of fences it had executed
-// (its epoch); an atomic after a fence publishes the accesses of earlier epochs through its
-// word; and a block acquires what was published through a word by its own atomic on it.
+// order of atomics). So a block counts the fences its threads executed (its epoch), and a
+// store carries its block's epoch; an atomic after a fence publishes the stores of earlier
+// epochs (and the block's loads) through its word; and a block acquires what was published
+// through a word by its own atomic on it.
 //
-// Thread-safe without locks: each shadow entry is three 64-bit words changed with atomic
-// read-modify-writes, and a block's published releases are written only by its own runner.
+// Thread-safe without locks: shadow entries are changed with atomic read-modify-writes, and
+// a block's releases are written only by the runner of that block.
 #pragma once
 
 #include <atomic>
@@ -37,15 +37,16 @@
 namespace reduce_emu {
 namespace detail {
 
-// What the shadow remembers of one 4-byte word in the current launch.
-struct WordShadow {
+// What the shadow remembers of one 4-byte word's changes in the current launch.
+struct WordChanges {
   std::atomic<std::uint64_t> stored{0};  // the last store
   std::atomic<std::uint64_t> atomic{0};  // the atomic that took the latest clock
-  std::atomic<std::uint64_t> read{0};    // the last load
 };
 
-// The shadow of one allocation. Reserved with the allocation; its pages cost memory only once
-// touched.
+// The shadow of one allocation, reserved with it: the last load of each word (4 bytes), and
+// its changes (16 bytes), which loads look at only once a block of the launch has stored to
+// the allocation or updated it with an atomic. An input that is only read costs 4 bytes a word,
+// and pages cost memory only once touched.
 class AllocationShadow {
  public:
   explicit AllocationShadow(std::size_t bytes);
@@ -56,13 +57,20 @@ class AllocationShadow {
   // Makes the shadow hold launch `serial`'s accesses, forgetting an earlier launch's. Called
   // by every runner before its first access of the launch to this allocation.
   void begin(unsigned long long serial);
-  WordShadow* words() const { return words_; }
+  std::atomic<std::uint32_t>* reads() const { return reads_; }
+  WordChanges* changes() const { return changes_; }
   std::size_t word_count() const { return count_; }
+  // Whether a block of this launch stored to the allocation or updated it with an atomic.
+  bool changed() const { return changed_.load(std::memory_order_seq_cst); }
+  void mark_changed() {
+    if (!changed_.load(std::memory_order_seq_cst)) changed_.store(true, std::memory_order_seq_cst);
+  }
 
  private:
-  WordShadow* words_ = nullptr;
+  std::atomic<std::uint32_t>* reads_ = nullptr;
+  WordChanges* changes_ = nullptr;
   std::size_t count_ = 0;
-  std::size_t mapped_ = 0;
+  std::atomic<bool> changed_{false};
   std::atomic<unsigned long long> serial_{0};  // the launch whose accesses it holds; 0: none yet
   std::mutex mutex_;
 };
@@ -131,8 +139,8 @@ class BlockRaces {
   static constexpr std::uint64_t kMaxStamp = (1ull << 29) - 1;
 
  private:
-  bool check_word(WordShadow& word, std::uintptr_t address, reduce_lab::Access kind, unsigned thread,
-                  std::uint64_t clock, Conflict* conflict);
+  bool check_word(AllocationShadow& shadow, std::size_t word, std::uintptr_t address, reduce_lab::Access kind,
+                  unsigned thread, std::uint64_t clock, Conflict* conflict);
   void acquire_pending();
   // Whether `block`'s accesses of epoch `epoch` are published to this block.
   bool published(unsigned long long block, std::uint64_t epoch) const;
