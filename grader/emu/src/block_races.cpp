@@ -167,10 +167,7 @@ bool BlockRaces::access(AllocationShadow& shadow, std::uintptr_t base, std::size
   const bool atomic = kind == reduce_lab::Access::atomic;
   const std::uint64_t clock = atomic ? launch_->tick() : 0;
   for (std::size_t w = first; w <= last; ++w) {
-    if (!check_word(shadow, w, base + w * kWordBytes, kind, thread, clock, conflict)) {
-      conflict->word = w;
-      return false;
-    }
+    if (!check_word(shadow, w, base + w * kWordBytes, kind, thread, clock, conflict)) return false;
   }
   if (atomic) {
     const std::uintptr_t word = sync_word(base + offset);
@@ -197,7 +194,6 @@ bool BlockRaces::check_word(AllocationShadow& shadow, std::size_t w, std::uintpt
   using reduce_lab::Access;
   const std::uint64_t me = block_ + 1;
   auto race = [&](Access before, std::uint64_t block_plus_one, unsigned other_thread) {
-    conflict->now = kind;
     conflict->before = before;
     conflict->other_block = block_plus_one - 1;
     conflict->other_thread = other_thread;
@@ -261,51 +257,6 @@ bool BlockRaces::check_word(AllocationShadow& shadow, std::size_t w, std::uintpt
     }
   }
   return true;
-}
-
-namespace {
-
-const char* access_verb(reduce_lab::Access kind) {
-  switch (kind) {
-    case reduce_lab::Access::load: return "loads";
-    case reduce_lab::Access::store: return "stores to";
-    case reduce_lab::Access::atomic: return "atomically updates";
-  }
-  return "accesses";
-}
-
-const char* access_past(reduce_lab::Access kind) {
-  switch (kind) {
-    case reduce_lab::Access::load: return "loaded";
-    case reduce_lab::Access::store: return "stored to";
-    case reduce_lab::Access::atomic: return "atomically updated";
-  }
-  return "accessed";
-}
-
-std::string coords(unsigned long long linear, dim3 extent) {
-  const unsigned long long x = linear % extent.x, y = (linear / extent.x) % extent.y,
-                           z = linear / (1ull * extent.x * extent.y);
-  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
-}
-
-std::string coords(uint3 c) {
-  return "(" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ")";
-}
-
-}  // namespace
-
-std::string block_race_text(const Conflict& conflict, reduce_lab::Access kind, uint3 thread, uint3 block, dim3 block_dim,
-                            dim3 grid_dim, long long element, unsigned long long elements, unsigned element_bytes) {
-  return "race between blocks: thread " + coords(thread) + " of block " + coords(block) + " " + access_verb(kind) +
-         " element " + std::to_string(element) + " of an allocation of " + std::to_string(elements) + " " +
-         std::to_string(element_bytes) + "-byte elements, which thread " +
-         coords(conflict.other_thread, block_dim) + " of block " + coords(conflict.other_block, grid_dim) + " " +
-         access_past(conflict.before) +
-         " in the same launch, and nothing orders the two. Blocks of a launch run in no set order and at the "
-         "same time: they combine values with atomics (one atomicAdd per block), and a block reads what another "
-         "stored only after that block's __threadfence() and an atomic that its own atomic on the same word "
-         "observes; the access was not performed";
 }
 
 }  // namespace detail

@@ -28,10 +28,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <vector>
 
-#include <reduce_emu/runtime.h>
 #include <reduce_lab/abi.h>
 
 namespace reduce_emu {
@@ -112,10 +110,9 @@ class LaunchRaces {
 
 // The two accesses of a race, for the message.
 struct Conflict {
-  reduce_lab::Access now = reduce_lab::Access::load, before = reduce_lab::Access::load;
-  unsigned long long other_block = 0;
-  unsigned other_thread = 0;  // linear, within its block
-  std::size_t word = 0;       // the 4-byte word of the allocation
+  reduce_lab::Access before = reduce_lab::Access::load;  // what the other block did
+  unsigned long long other_block = 0;                     // linear, within the grid
+  unsigned other_thread = 0;                              // linear, within its block
 };
 
 // The running block's side, kept by its runner.
@@ -158,10 +155,6 @@ class BlockRaces {
   std::vector<Acquire> acquires_;
 };
 
-// The fault message of a race: both accesses (block, thread, kind), the element, and what
-// orders blocks.
-std::string block_race_text(const Conflict& conflict, reduce_lab::Access kind, uint3 thread, uint3 block, dim3 block_dim,
-                            dim3 grid_dim, long long element, unsigned long long elements, unsigned element_bytes);
 
 }  // namespace detail
 }  // namespace reduce_emu

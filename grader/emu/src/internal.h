@@ -132,6 +132,7 @@ extern std::atomic<unsigned long long> allocation_generation;
 
 std::string demangled_symbol(const void* address);
 std::string short_file(const char* path);
+std::string coords_text(uint3 c);  // "(x,y,z)"
 
 }  // namespace detail
 }  // namespace reduce_emu

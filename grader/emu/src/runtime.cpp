@@ -185,6 +185,12 @@ std::string demangled_symbol(const void* address) {
   return name;
 }
 
+std::string coords_text(uint3 c) {
+  char text[64];
+  std::snprintf(text, sizeof text, "(%u,%u,%u)", c.x, c.y, c.z);
+  return text;
+}
+
 std::string short_file(const char* path) {
   if (path == nullptr) return "?";
   const char* slash = std::strrchr(path, '/');

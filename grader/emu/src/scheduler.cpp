@@ -97,12 +97,6 @@ std::string hex(unsigned long long value) {
   return text;
 }
 
-std::string coords_text(uint3 c) {
-  char text[64];
-  std::snprintf(text, sizeof text, "(%u,%u,%u)", c.x, c.y, c.z);
-  return text;
-}
-
 const char* op_name(WarpOp op) {
   switch (op) {
     case WarpOp::syncwarp: return "__syncwarp";
