@@ -98,24 +98,18 @@ void AllocationShadow::begin(unsigned long long serial) {
 void LaunchRaces::begin(unsigned long long serial, unsigned long long blocks, bool check) {
   serial_ = serial;
   // Block numbers are 22 bits in the shadow of loads; larger grids go unchecked.
-  checking_ = check && blocks < kReadBlockMask;
+  checking_ = false;
   clock_.store(1);
-  if (!checking_) return;
-  if (blocks > blocks_ || !releases_) {
-    releases_.reset(new BlockReleases[blocks]);
-    blocks_ = blocks;
-  } else {
-    for (unsigned long long b = 0; b < blocks; ++b) releases_[b].count.store(0, std::memory_order_relaxed);
-  }
+  if (!check || blocks >= kReadBlockMask) return;
+  mapped_ = blocks * sizeof(BlockReleases);
+  releases_ = static_cast<BlockReleases*>(reserve(mapped_));
+  checking_ = true;
 }
 
 void LaunchRaces::end() {
+  if (releases_ != nullptr) munmap(releases_, mapped_);
+  releases_ = nullptr;
   checking_ = false;
-  // A large grid's table is not kept for the next launch.
-  if (blocks_ > 4096) {
-    releases_.reset();
-    blocks_ = 0;
-  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -104,8 +103,8 @@ class LaunchRaces {
   bool checking_ = false;
   unsigned long long serial_ = 0;
   std::atomic<std::uint64_t> clock_{1};
-  std::unique_ptr<BlockReleases[]> releases_;
-  unsigned long long blocks_ = 0;
+  BlockReleases* releases_ = nullptr;  // one per block, zero pages until a block publishes
+  std::size_t mapped_ = 0;
 };
 
 // The two accesses of a race, for the message.
