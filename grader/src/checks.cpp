@@ -215,7 +215,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           wrong.push_back(unsupported);
           continue;
         }
-        LabRunner runner(module, dtype, op);
+        LabRunner runner(module, dtype, op, Flavor::plain);
         auto run_case = [&](std::size_t n, Pattern pattern) {
           const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n)};
           const HostArray input = make_input(pattern, dtype, n);
@@ -315,8 +315,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
   } else {
     const WrongCase& first = wrong.front();
     if (first.checked_order)
-      message << "Under " << kOtherThreadOrders << " other thread orders the result at " << first.what.where()
-              << " is the same: not a race, the computation itself is wrong.\n";
+      message << "Under " << kOtherThreadOrders << " other orders of threads and blocks the result at "
+              << first.what.where()
+              << " is the same, and no two blocks touched one word unordered: not a race, the computation itself "
+                 "is wrong.\n";
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }

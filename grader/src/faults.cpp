@@ -29,8 +29,11 @@ Fault classify_fault(const std::string& text) {
     if (std::regex_search(text, match, place)) fault.place = match[1];
     return fault;
   }
-  // Checked before the others: an access around Global<T> may also end as an address fault.
-  if (contains(text, "around Global")) {
+  // Checked before the others: the race message names the accesses it found, and an access
+  // around Global<T> may also end as an address fault.
+  if (contains(text, "emulator: race between blocks")) {
+    fault.kind = FaultKind::block_race;
+  } else if (contains(text, "around Global")) {
     fault.kind = FaultKind::around_global;
   } else if (contains(text, "is misaligned")) {  // memcheck's word for an unaligned access
     fault.kind = FaultKind::illegal_address;
@@ -56,6 +59,7 @@ std::string fault_summary(const Fault& fault, const std::string& where) {
   switch (fault.kind) {
     case FaultKind::none: return "ok";
     case FaultKind::deadlock: return fault.place.empty() ? "deadlock: " + where : "deadlock at " + fault.place;
+    case FaultKind::block_race: return "race between blocks: " + where;
     case FaultKind::time_limit: return "time limit: " + where;
     case FaultKind::out_of_bounds: return "out of bounds: " + where;
     case FaultKind::illegal_address: return "illegal address: " + where;
@@ -70,6 +74,7 @@ const char* fault_name(FaultKind kind) {
   switch (kind) {
     case FaultKind::none: return "no fault";
     case FaultKind::deadlock: return "a deadlock";
+    case FaultKind::block_race: return "a race between blocks";
     case FaultKind::time_limit: return "a time limit";
     case FaultKind::out_of_bounds: return "an out-of-bounds access";
     case FaultKind::illegal_address: return "an illegal address";
@@ -86,6 +91,11 @@ const char* fault_hint(FaultKind kind) {
       return "a __syncthreads() inside a branch or a loop that not every thread of the block reaches (an if on "
              "threadIdx, an early return, a loop whose trip count differs between threads): every thread of a "
              "block must reach every barrier.";
+    case FaultKind::block_race:
+      return "blocks of one launch run in no set order and at the same time, so each block combines its result "
+             "into the output with one atomicAdd (not a store, not output[0] += ..., whose read and write another "
+             "block's can fall between); a block reads another block's stores only after that block's "
+             "__threadfence() and an atomic its own atomic observes (docs/04-segmented.md).";
     case FaultKind::time_limit:
       return "a loop whose condition never changes (a stride that never reaches its end, an index that is never "
              "advanced), or a thread waiting for another one without a barrier.";

@@ -11,6 +11,7 @@ namespace reduce_lab::grader {
 enum class FaultKind {
   none,
   deadlock,         // a barrier or warp collective some threads never reach (emulator)
+  block_race,       // two blocks of a launch touch one word, unordered (emulator)
   time_limit,       // the emulator's or the grader's limit, or cudaErrorLaunchTimeout
   out_of_bounds,    // an access past the allocation (emulator, compute-sanitizer memcheck)
   illegal_address,  // the GPU's illegal or misaligned address, an unspecified launch failure

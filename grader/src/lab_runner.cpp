@@ -180,8 +180,9 @@ Watchdog::Watchdog(int lab, std::size_t n, std::string where) {
 
 Watchdog::~Watchdog() { WatchdogThread::instance().disarm(); }
 
-LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op)
-    : module_(module), dtype_(dtype), op_(op), counters_(1, sizeof(Counters)) {}
+LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor)
+    : module_(module), dtype_(dtype), op_(op), count_(module->counting != 0 && flavor == Flavor::counted),
+      counters_(1, sizeof(Counters)) {}
 
 void LabRunner::note_case(std::size_t n) const {
   supervision::note_case(case_label(module_->kind, dtype_, op_, n));
@@ -191,7 +192,7 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
   RunOutcome outcome;
   const std::string title = lab_title(module_->lab);
   const bool multipass = module_->kind == LabKind::multipass;
-  const bool count = module_->counting != 0;
+  const bool count = count_;
   const std::size_t element = dtype_bytes(dtype_);
   note_case(input.n);
   try {

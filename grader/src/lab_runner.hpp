@@ -32,7 +32,10 @@ std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n);
 
 class LabRunner {
  public:
-  LabRunner(const ModuleInfo* module, DType dtype, Op op);
+  // A counted runner adds up the counters of a counting module; a plain one does not (on the
+  // emulator that is what its correctness runs are: checked for races between blocks, not
+  // counted, docs/emulator.md).
+  LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor = Flavor::counted);
 
   // Reduces `input` to one value in exact allocations, checking every pass.
   // `first_pass_only` stops after one call (the counters of labs 1-3 are graded on one pass).
@@ -58,6 +61,7 @@ class LabRunner {
   const ModuleInfo* module_;
   DType dtype_;
   Op op_;
+  bool count_;
   std::size_t n_ = 0;
   DeviceBuffer input_, work_, counters_;
   const DeviceBuffer* result_ = nullptr;  // where the last timed pass left output[0]

@@ -210,6 +210,15 @@ TEST_CASE("kit harness") {
     CHECK(fault_summary(around, "float max n = 31") == "access around Global: float max n = 31");
     CHECK(fault_summary(classify_fault("emulator: segmentation fault in kernel K"), "n = 3") == "crash: n = 3");
     CHECK(classify_fault("the host code reduced 8 values to 0").kind == FaultKind::failed);
+    // The race message names its accesses ("stores to element 0 ..."): the kind still reads as a race.
+    const Fault blocks = classify_fault(
+        "emulator: race between blocks: thread (0,0,0) of block (1,0,0) stores to element 0 of an allocation of "
+        "1 4-byte elements, which thread (0,0,0) of block (0,0,0) stored to in the same launch; the access was not "
+        "performed\n  in kernel K, block (1,0,0), thread (0,0,0)");
+    CHECK(blocks.kind == FaultKind::block_race);
+    CHECK(fault_summary(blocks, "n = 4096") == "race between blocks: n = 4096");
+    CHECK(std::string(fault_hint(FaultKind::block_race)).find("atomicAdd") != std::string::npos);
+    CHECK(std::string(fault_hint(FaultKind::block_race)).find("docs/04-segmented.md") != std::string::npos);
   }
   SECTION("inputs say what they hold for their type") {
     CHECK(std::string(pattern_name(Pattern::large, DType::i32)).find("wraps") != std::string::npos);

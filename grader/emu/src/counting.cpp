@@ -31,6 +31,22 @@ const char* access_name(reduce_lab::Access kind) {
   return "access";
 }
 
+// What a race message says a thread did, now and before.
+const char* access_verb(reduce_lab::Access kind, bool before) {
+  switch (kind) {
+    case reduce_lab::Access::load: return before ? "loaded" : "loads";
+    case reduce_lab::Access::store: return before ? "stored to" : "stores to";
+    case reduce_lab::Access::atomic: return before ? "atomically updated" : "atomically updates";
+  }
+  return "accessed";
+}
+
+// CUDA's (x,y,z) of the linear index of a block in its grid, or a thread in its block.
+uint3 unflatten(unsigned long long linear, dim3 extent) {
+  return uint3{static_cast<unsigned>(linear % extent.x), static_cast<unsigned>((linear / extent.x) % extent.y),
+               static_cast<unsigned>(linear / (1ull * extent.x * extent.y))};
+}
+
 // Floor division, so one element before the allocation is index -1, not 0.
 long long element_index(std::uintptr_t address, std::uintptr_t base, unsigned bytes) {
   const long long offset = static_cast<long long>(address - base);
@@ -51,12 +67,14 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   const std::uintptr_t from = reinterpret_cast<std::uintptr_t>(origin);
   const unsigned long long generation = allocation_generation.load(std::memory_order_acquire);
   std::uintptr_t base = 0, end = 0, kit = 0;
+  AllocationShadow* shadow = nullptr;
   bool known = false;
   for (const CachedAllocation& entry : cache_) {
     if (entry.generation == generation && from >= entry.base && from <= entry.end) {
       base = entry.base;
       end = entry.end;
       kit = entry.kit;
+      shadow = entry.shadow;
       known = true;
       break;
     }
@@ -75,10 +93,15 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
     base = found.base;
     end = found.base + found.bytes;
     kit = found.kit;
-    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, generation};
+    shadow = found.shadow;
+    // The first access of this runner to the allocation in this launch.
+    if (checking_races && shadow != nullptr) shadow->begin(launch->races->serial());
+    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, shadow, generation};
   }
-  if (address >= base && address + bytes <= end && address + bytes >= address)
+  if (address >= base && address + bytes <= end && address + bytes >= address) {
+    if (checking_races && shadow != nullptr) check_block_race(thread, kind, address, bytes, base, end, *shadow);
     return reinterpret_cast<void*>(kit + (address - base));
+  }
 
   const unsigned long long elements = (end - base) / bytes;
   const long long index = element_index(address, base, bytes);
@@ -94,6 +117,25 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   if (length > 0 && static_cast<std::size_t>(length) < sizeof text)
     std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), "; the access was not performed");
   fault_in_fiber(thread, text);
+}
+
+void Runner::check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address,
+                              unsigned bytes, std::uintptr_t base, std::uintptr_t end, AllocationShadow& shadow) {
+  Conflict conflict;
+  if (block_races_.access(shadow, base, address - base, bytes, kind, thread.linear, &conflict)) return;
+  const LaunchState& L = *launch;
+  fault_in_fiber(
+      thread,
+      "race between blocks: thread " + coords_text(thread.coords.thread_index) + " of block " +
+          coords_text(block_index_) + " " + access_verb(kind, false) + " element " +
+          std::to_string(element_index(address, base, bytes)) + " of an allocation of " +
+          std::to_string((end - base) / bytes) + " " + std::to_string(bytes) + "-byte elements, which thread " +
+          coords_text(unflatten(conflict.other_thread, L.block)) + " of block " +
+          coords_text(unflatten(conflict.other_block, L.grid)) + " " + access_verb(conflict.before, true) +
+          " in the same launch, and nothing orders the two. Blocks of a launch run in no set order and at the same "
+          "time: they combine values with atomics (one atomicAdd per block), and a block reads what another stored "
+          "only after that block's __threadfence() and an atomic that its own atomic on the same word observes; the "
+          "access was not performed");
 }
 
 void Runner::log_access(Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,

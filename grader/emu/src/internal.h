@@ -3,6 +3,8 @@
 
 #include <reduce_emu/emu.h>
 
+#include "block_races.h"
+
 #include <boost/context/detail/fcontext.hpp>
 
 #include <atomic>
@@ -107,6 +109,10 @@ struct LaunchState {
   bool recorded = false;  // reduce_emu/record.h: record.cpp keeps its accesses
   unsigned long long seed = 0;
   unsigned long long launch_index = 0;
+  // Blocks are handed out in the order start, start + step, ... (mod blocks), both from the
+  // seed: another seed is another order of blocks, as of the threads within each.
+  unsigned long long order_start = 0, order_step = 1;
+  LaunchRaces* races = nullptr;
   Clock::time_point deadline;
   double timeout_seconds = 0;
 
@@ -115,6 +121,9 @@ struct LaunchState {
   std::string name;   // the kernel's demangled name, looked up once (the crash handler needs it ready)
 
   void record_fault(const std::string& message);
+  unsigned long long block_at(unsigned long long handed) const {
+    return static_cast<unsigned long long>((order_start + static_cast<unsigned __int128>(handed) * order_step) % blocks);
+  }
   const std::string& kernel_name() const { return name; }
   std::string seed_note() const;
 };
@@ -129,6 +138,7 @@ struct Allocation {
   std::uintptr_t base = 0;  // the device address cudaMalloc returned
   std::size_t bytes = 0;
   std::uintptr_t kit = 0;   // where those bytes really are (runtime.cpp)
+  AllocationShadow* shadow = nullptr;  // who touched which word in this launch (block_races.h)
 };
 bool find_allocation(const void* pointer, Allocation* found);
 // Whether `pointer` lies in the reserved device range of an allocation (including the page
@@ -141,6 +151,7 @@ extern std::atomic<unsigned long long> allocation_generation;
 
 std::string demangled_symbol(const void* address);
 std::string short_file(const char* path);
+std::string coords_text(uint3 c);  // "(x,y,z)"
 
 }  // namespace detail
 }  // namespace reduce_emu
@@ -205,6 +216,7 @@ class Runner {
   void check_clock_in_fiber(const Thread& thread);
   std::string where(const Thread& thread) const;
   const StackPool& stacks() const { return stacks_; }
+  void fence() { block_races_.fence(); }
   uint3 block_index() const { return block_index_; }
 
   // Counting side (counting.cpp).
@@ -215,6 +227,9 @@ class Runner {
   // kit's address of the bytes (runtime.cpp maps device memory twice).
   void* check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                      const void* origin);
+  // Faults if another block of the launch touched the same word and nothing orders the two.
+  void check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                        std::uintptr_t base, std::uintptr_t end, AllocationShadow& shadow);
   void flush(Warp& warp, unsigned warp_index);
 
   // Recording side (record.cpp), called only while `recording`.
@@ -232,6 +247,7 @@ class Runner {
   unsigned access_tick = 0;
   bool counting = false;
   bool recording = false;  // this launch is recorded (reduce_emu/record.h)
+  bool checking_races = false;
   std::vector<unsigned char> dynamic_shared;  // the running block's extern __shared__ memory
   reduce_lab::Counters totals{};  // this runner's share of the current launch
 
@@ -263,8 +279,10 @@ class Runner {
   // Bounds-check cache: Globals of one launch point into very few allocations.
   struct CachedAllocation {
     std::uintptr_t base = 0, end = 0, kit = 0;
+    AllocationShadow* shadow = nullptr;
     unsigned long long generation = ~0ull;
   };
+  BlockRaces block_races_;
   CachedAllocation cache_[4];
   unsigned cache_next_ = 0;
 

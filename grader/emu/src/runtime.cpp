@@ -33,6 +33,7 @@ struct Mapping {
   std::size_t bytes;   // what was asked for: the bounds of every check
   std::size_t mapped;  // page-rounded size of both mappings
   std::uintptr_t kit;  // where the bytes really are
+  AllocationShadow* shadow;  // owned: freed with the allocation
 };
 
 struct Registry {
@@ -84,10 +85,18 @@ cudaError_t allocate(void** pointer, std::size_t bytes) {
     return fail(cudaErrorMemoryAllocation);
   }
   install_crash_handler();  // host code that dereferences device memory is named too
+  AllocationShadow* shadow = nullptr;
+  try {
+    shadow = new AllocationShadow(bytes);
+  } catch (const std::bad_alloc&) {
+    munmap(device, mapped + page_bytes());
+    munmap(kit, mapped);
+    return fail(cudaErrorMemoryAllocation);
+  }
   {
     std::unique_lock<std::shared_mutex> lock(registry().mutex);
     registry().allocations[reinterpret_cast<std::uintptr_t>(device)] =
-        Mapping{bytes, mapped, reinterpret_cast<std::uintptr_t>(kit)};
+        Mapping{bytes, mapped, reinterpret_cast<std::uintptr_t>(kit), shadow};
   }
   *pointer = device;
   return cudaSuccess;
@@ -131,7 +140,7 @@ bool find_allocation(const void* pointer, Allocation* found) {
   // One past the end still belongs to the allocation: a Global may be made from it and
   // indexed backwards.
   if (p > base + mapping.bytes) return false;
-  *found = Allocation{base, mapping.bytes, mapping.kit};
+  *found = Allocation{base, mapping.bytes, mapping.kit, mapping.shadow};
   return true;
 }
 
@@ -152,7 +161,7 @@ bool device_reservation(const void* pointer, Allocation* found) {
   if (next != allocations.begin()) {
     const auto& [base, mapping] = *std::prev(next);
     if (p < base + mapping.mapped) {
-      *found = Allocation{base, mapping.bytes, mapping.kit};
+      *found = Allocation{base, mapping.bytes, mapping.kit, mapping.shadow};
       inside = true;
     }
   }
@@ -174,6 +183,12 @@ std::string demangled_symbol(const void* address) {
   std::string name = (status == 0 && readable != nullptr) ? readable : info.dli_sname;
   std::free(readable);
   return name;
+}
+
+std::string coords_text(uint3 c) {
+  char text[64];
+  std::snprintf(text, sizeof text, "(%u,%u,%u)", c.x, c.y, c.z);
+  return text;
 }
 
 std::string short_file(const char* path) {
@@ -238,6 +253,7 @@ cudaError_t cudaFree(void* pointer) {
   }
   munmap(pointer, mapping.mapped + reduce_emu::detail::page_bytes());
   munmap(reinterpret_cast<void*>(mapping.kit), mapping.mapped);
+  delete mapping.shadow;
   return cudaSuccess;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <random>
 #include <thread>
 
@@ -78,6 +79,7 @@ std::size_t initial_stack_bytes() {
 struct Settings {
   std::atomic<unsigned long long> seed{initial_seed()};
   std::atomic<unsigned long long> launches{0};
+  std::atomic<unsigned long long> serials{0};  // every launch of the process, never reset
   std::atomic<unsigned> workers{initial_workers()};
   std::atomic<double> timeout_seconds{env_double("REDUCE_LAB_EMU_TIMEOUT", 60)};
   std::atomic<reduce_lab::Counters*> counters{nullptr};
@@ -92,12 +94,6 @@ Settings& settings() {
 std::string hex(unsigned long long value) {
   char text[32];
   std::snprintf(text, sizeof text, "0x%llx", value);
-  return text;
-}
-
-std::string coords_text(uint3 c) {
-  char text[64];
-  std::snprintf(text, sizeof text, "(%u,%u,%u)", c.x, c.y, c.z);
   return text;
 }
 
@@ -295,6 +291,18 @@ std::mutex& launch_mutex() {
   return *mutex;
 }
 
+// A permutation of the blocks from (seed, launch): start + i * step (mod blocks), the step
+// prime to the count. Not every order, but under other seeds other blocks come first and
+// last, and neighbours are handed to different workers.
+void choose_block_order(LaunchState& state) {
+  unsigned long long rng = state.seed ^ (state.launch_index * 0x9FB21C651E98DF25ull) ^ 0x5851F42D4C957F2Dull;
+  const unsigned long long blocks = state.blocks;
+  state.order_start = splitmix64(rng) % blocks;
+  unsigned long long step = blocks > 1 ? 1 + splitmix64(rng) % (blocks - 1) : 1;
+  while (std::gcd(step, blocks) != 1) step = step % (blocks - 1) + 1;
+  state.order_step = step;
+}
+
 }  // namespace
 
 // A fiber that overflows its stack hits the guard page below it, and a raw-pointer access
@@ -488,6 +496,8 @@ void Runner::resume(Thread& thread) {
   const fcontext::transfer_t back = fcontext::jump_fcontext(thread.context, &thread);
   thread.context = back.fctx;
   current_thread = nullptr;
+  // An atomic the fiber issued has completed: what it observed is the block's from now on.
+  block_races_.settle();
   reduce_emu_current_coords = &outside_kernel_coords;
 }
 
@@ -499,13 +509,14 @@ void Runner::run_blocks(LaunchState& state) {
   counting = state.counters != nullptr;
   recording = state.recorded;
   reduce_emu_shared_observed = counting;  // shared.cuh: whether shared accesses call in
+  checking_races = state.races != nullptr && state.races->checking();
   totals = reduce_lab::Counters{};
   for (auto& entry : cache_) entry = CachedAllocation{};
   for (;;) {
     if (state.failed.load(std::memory_order_acquire)) break;
-    const unsigned long long block = state.next_block.fetch_add(1, std::memory_order_relaxed);
-    if (block >= state.blocks) break;
-    run_block(block);
+    const unsigned long long handed = state.next_block.fetch_add(1, std::memory_order_relaxed);
+    if (handed >= state.blocks) break;
+    run_block(state.block_at(handed));
     if (!fault.empty()) {
       state.record_fault(fault);
       break;
@@ -563,6 +574,7 @@ void Runner::run_block(unsigned long long block_linear) {
   aborting = false;
   abandoning = false;
   fault.clear();
+  if (checking_races) block_races_.begin(launch->races, block_linear);
   exited_ = at_barrier_ = at_collective_ = 0;
   // Each block's order depends only on (seed, launch, block): replays do not depend on
   // which worker happened to pick the block up.
@@ -899,6 +911,12 @@ unsigned long long warp_collective(WarpOp op, unsigned mask, unsigned long long 
   return t->result;
 }
 
+void thread_fence() {
+  // Blocks run on several OS threads, so a fence must really order host memory accesses.
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (Thread* t = current_thread) t->runner->fence();
+}
+
 void* dynamic_shared_memory() {
   Thread* t = current_thread;
   if (t == nullptr) throw std::logic_error("extern __shared__ memory used outside a kernel");
@@ -939,6 +957,12 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t s
   state.counters = s.counters.load();
   state.seed = s.seed.load();
   state.launch_index = s.launches.fetch_add(1);
+  choose_block_order(state);
+  // Correctness runs are checked for races between blocks; counted runs measure traffic
+  // only, as the gpu-counted build does (and the checks cost nothing there).
+  static LaunchRaces* races = new LaunchRaces;  // under launch_mutex(); reused for its table
+  races->begin(s.serials.fetch_add(1) + 1, blocks, state.counters == nullptr);
+  state.races = races;
   state.timeout_seconds = s.timeout_seconds.load();
   state.name = demangled_symbol(kernel.kernel_address);
   install_crash_handler();
@@ -949,6 +973,7 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t s
   Pool::instance().run(state, recorded ? 1 : s.workers.load());
   Watchdog::instance().disarm();
   if (recorded) end_recorded_launch(state);
+  races->end();
   if (state.failed.load()) throw std::runtime_error(state.fault);
 }
 

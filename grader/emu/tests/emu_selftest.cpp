@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -786,7 +787,8 @@ TEST_CASE("a __syncthreads not reached by every thread is reported as a deadlock
                                       std::to_string(kWarpBarrierLine + 2)));
   }
   // The emulator is usable again after a fault.
-  launch(TemplateSharedKernel<float, 64>, 2, 64, Global<const float>(data.get()), data.global());
+  DeviceBuffer<float> sums(2);
+  launch(TemplateSharedKernel<float, 64>, 2, 64, Global<const float>(data.get()), sums.global());
 }
 
 TEST_CASE("an out-of-bounds access is reported with kernel, thread and index, and not performed", "[faults]") {
@@ -1335,4 +1337,227 @@ TEST_CASE("a record stops at its cap and says so", "[record]") {
   for (const reduce_emu::RecordedInstruction& ins : record.launches[0].instructions) lanes += ins.lanes.size();
   CHECK(lanes + record.launches[0].barriers.size() == record.events);
   CHECK(record.launches[0].instructions.size() < full.launches[0].instructions.size());
+}
+
+// Races between blocks: found whatever order the blocks run in.
+
+// Each block stores its number to the same word.
+__global__ void StoreRaceKernel(Global<unsigned> out) {
+  if (threadIdx.x == 0) out[0] = blockIdx.x;
+}
+
+// Block 1 stores a word that block 0 loads: a load and a store of two blocks, unordered.
+__global__ void LoadStoreRaceKernel(Global<float> data, Global<float> out) {
+  if (threadIdx.x == 0 && blockIdx.x == 1) data[3] = 1.0f;
+  if (threadIdx.x == 5 && blockIdx.x == 0) out[0] = data[3];
+}
+
+// Block 0 stores the identity into a word the other blocks add to atomically.
+__global__ void StoreAtomicRaceKernel(Global<float> out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = 0.0f;
+  if (threadIdx.x == 0) atomicAdd(out, 1.0f);
+}
+
+// Every thread of every block adds to one word: atomics never race with atomics.
+__global__ void AtomicsOnlyKernel(Global<unsigned> out) { atomicAdd(out, 1u); }
+
+// Within one block, a barrier orders a store before another thread's load.
+__global__ void SameBlockKernel(Global<float> data, Global<float> out) {
+  const unsigned slot = blockIdx.x * 2;
+  if (threadIdx.x == 0) data[slot] = 1.0f + blockIdx.x;
+  __syncthreads();
+  if (threadIdx.x == 31) out[blockIdx.x] = data[slot] + data[slot + 1];
+}
+
+__global__ void StoreSlotKernel(Global<float> data) {
+  if (threadIdx.x == 0 && blockIdx.x == 2) data[0] = 7.0f;
+}
+__global__ void UpdateSlotKernel(Global<float> data) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) data[0] += 1.0f;
+}
+
+// cuda-samples' threadFenceReduction: each block stores its partial, fences, and takes a
+// ticket; the last block reads every partial. `fence` false leaves the fence out.
+template <bool fence>
+__global__ void LastBlockKernel(Global<const float> input, Global<float> partials, Global<unsigned> retired,
+                                Global<float> out) {
+  __shared__ float sums[64];
+  __shared__ bool am_last;
+  const unsigned t = threadIdx.x;
+  sums[t] = input[blockIdx.x * 64 + t];
+  for (unsigned stride = 32; stride >= 1; stride /= 2) {
+    __syncthreads();
+    if (t < stride) sums[t] += sums[t + stride];
+  }
+  if (t == 0) partials[blockIdx.x] = sums[0];
+  if (fence) __threadfence();
+  if (t == 0) am_last = atomicInc(retired, gridDim.x) == gridDim.x - 1;
+  __syncthreads();
+  if (am_last && t == 0) {
+    float total = 0.0f;
+    for (unsigned b = 0; b < gridDim.x; ++b) total += partials[b];
+    out[0] = total;
+    retired[0] = 0;
+  }
+}
+
+// The order blocks start in: each block's first thread takes a ticket.
+__global__ void BlockTicketKernel(Global<unsigned> counter, Global<unsigned> tickets) {
+  if (threadIdx.x == 0) tickets[blockIdx.x] = atomicAdd(&counter[0], 1u);
+}
+
+TEST_CASE("a race between blocks is found whatever order they run in, and named", "[races]") {
+  Settings settings;
+  const unsigned workers = reduce_emu::worker_threads();
+  reduce_emu::set_worker_threads(2);
+  auto under_seeds = [](auto&& run) {
+    for (unsigned long long seed : {1ull, 2ull, 3ull, 0x5eedull, 0xfeedull}) {
+      reduce_emu::set_seed(seed);
+      run(seed);
+    }
+  };
+  SECTION("two stores") {
+    DeviceBuffer<unsigned> out(1);
+    under_seeds([&](unsigned long long) {
+      const std::string error = launch_error([&] { launch(StoreRaceKernel, 4, 32, out.global()); });
+      INFO(error);
+      CHECK_THAT(error, Catch::Contains("emulator: race between blocks: thread (0,0,0) of block ("));
+      CHECK_THAT(error, Catch::Contains("stores to element 0 of an allocation of 1 4-byte elements, which thread "
+                                        "(0,0,0) of block ("));
+      CHECK_THAT(error, Catch::Contains(") stored to in the same launch"));
+      CHECK_THAT(error, Catch::Contains("StoreRaceKernel"));
+      CHECK_THAT(error, Catch::Contains("REDUCE_LAB_EMU_SEED="));
+    });
+  }
+  SECTION("a load and a store") {
+    DeviceBuffer<float> data(8);
+    DeviceBuffer<float> out(1);
+    under_seeds([&](unsigned long long) {
+      data.fill(0.0f);
+      const std::string error = launch_error([&] { launch(LoadStoreRaceKernel, 2, 32, data.global(), out.global()); });
+      INFO(error);
+      CHECK_THAT(error, Catch::Contains("race between blocks"));
+      CHECK_THAT(error, Catch::Contains("element 3 of an allocation of 8"));
+      // Whichever came first, both are named: thread 5 of block 0 and thread 0 of block 1.
+      const bool load_second = error.find("thread (5,0,0) of block (0,0,0) loads") != std::string::npos &&
+                               error.find("thread (0,0,0) of block (1,0,0) stored to") != std::string::npos;
+      const bool store_second = error.find("thread (0,0,0) of block (1,0,0) stores to") != std::string::npos &&
+                                error.find("thread (5,0,0) of block (0,0,0) loaded") != std::string::npos;
+      CHECK((load_second || store_second));
+    });
+  }
+  SECTION("a store and atomics") {
+    DeviceBuffer<float> out(1);
+    under_seeds([&](unsigned long long) {
+      const std::string error = launch_error([&] { launch(StoreAtomicRaceKernel, 8, 32, out.global()); });
+      INFO(error);
+      CHECK_THAT(error, Catch::Contains("race between blocks"));
+      CHECK_THAT(error, Catch::Contains("atomically update"));
+    });
+  }
+  SECTION("a store without __threadfence() is not published by the atomic after it") {
+    DeviceBuffer<float> input(std::vector<float>(16 * 64, 1.0f));
+    DeviceBuffer<float> partials(16);
+    DeviceBuffer<unsigned> retired(1);
+    DeviceBuffer<float> out(1);
+    under_seeds([&](unsigned long long) {
+      retired.fill(0);
+      const std::string error = launch_error([&] {
+        launch(LastBlockKernel<false>, 16, 64, Global<const float>(input.get()), partials.global(),
+               retired.global(), out.global());
+      });
+      INFO(error);
+      CHECK_THAT(error, Catch::Contains("race between blocks"));
+      CHECK_THAT(error, Catch::Contains("loads element"));
+      CHECK_THAT(error, Catch::Contains("of an allocation of 16 4-byte elements"));
+    });
+  }
+  reduce_emu::set_worker_threads(workers);
+}
+
+TEST_CASE("what orders blocks is not a race: atomics, fence and atomic, one block, separate launches", "[races]") {
+  Settings settings;
+  const unsigned workers = reduce_emu::worker_threads();
+  reduce_emu::set_worker_threads(4);
+  for (unsigned long long seed : {1ull, 2ull, 3ull, 0x5eedull, 0xfeedull, 0xbeefull}) {
+    reduce_emu::set_seed(seed);
+    INFO("seed " << seed);
+    {
+      DeviceBuffer<unsigned> out(1);
+      out.fill(0);
+      CHECK(launch_error([&] { launch(AtomicsOnlyKernel, 16, 128, out.global()); }) == "");
+      CHECK(out.download()[0] == 16u * 128u);
+    }
+    {
+      DeviceBuffer<float> data(16);
+      DeviceBuffer<float> out(8);
+      data.fill(0.5f);
+      CHECK(launch_error([&] { launch(SameBlockKernel, 8, 64, data.global(), out.global()); }) == "");
+      CHECK(out.download()[3] == 4.5f);
+    }
+    {
+      DeviceBuffer<float> data(1);
+      data.fill(0.0f);
+      CHECK(launch_error([&] { launch(StoreSlotKernel, 4, 32, data.global()); }) == "");
+      CHECK(launch_error([&] { launch(UpdateSlotKernel, 4, 32, data.global()); }) == "");
+      CHECK(data.download()[0] == 8.0f);
+    }
+    {
+      const unsigned blocks = 40;
+      DeviceBuffer<float> input(small_integers(blocks * 64, static_cast<unsigned>(seed)));
+      DeviceBuffer<float> partials(blocks);
+      DeviceBuffer<unsigned> retired(1);
+      DeviceBuffer<float> out(1);
+      retired.fill(0);
+      for (int again = 0; again < 2; ++again) {  // the last block left the counter at 0
+        const std::string error = launch_error([&] {
+          launch(LastBlockKernel<true>, blocks, 64, Global<const float>(input.get()), partials.global(),
+                 retired.global(), out.global());
+        });
+        INFO(error);
+        CHECK(error == "");
+        CHECK(out.download()[0] == static_cast<float>(sum_of(small_integers(blocks * 64, static_cast<unsigned>(seed)))));
+      }
+    }
+  }
+  reduce_emu::set_worker_threads(workers);
+}
+
+TEST_CASE("counted runs measure traffic only: the race checks are for correctness runs", "[races][counters]") {
+  Settings settings;
+  DeviceBuffer<unsigned> out(1);
+  reduce_lab::Counters counters{};
+  reduce_emu::set_counters(&counters);
+  CHECK(launch_error([&] { launch(StoreRaceKernel, 4, 32, out.global()); }) == "");
+  CHECK(counters.requests[static_cast<int>(reduce_lab::Access::store)] == 4);
+}
+
+TEST_CASE("the seed chooses the order blocks are handed out in", "[seed][races]") {
+  Settings settings;
+  const unsigned workers = reduce_emu::worker_threads();
+  reduce_emu::set_worker_threads(1);  // one worker: blocks run one after another, in that order
+  const unsigned blocks = 64;
+  DeviceBuffer<unsigned> counter(1);
+  DeviceBuffer<unsigned> tickets(blocks);
+  auto order = [&](unsigned long long seed) {
+    reduce_emu::set_seed(seed);
+    counter.fill(0);
+    launch(BlockTicketKernel, blocks, 32, counter.global(), tickets.global());
+    return tickets.download();
+  };
+  const auto first = order(42);
+  CHECK(order(42) == first);
+  std::vector<unsigned> sorted = first;
+  std::sort(sorted.begin(), sorted.end());
+  for (unsigned b = 0; b < blocks; ++b) CHECK(sorted[b] == b);  // a permutation
+  int different = 0, first_block_changes = 0;
+  for (unsigned long long seed = 1; seed <= 8; ++seed) {
+    const auto other = order(seed);
+    different += other != first;
+    first_block_changes += std::find(other.begin(), other.end(), 0u) - other.begin() !=
+                           std::find(first.begin(), first.end(), 0u) - first.begin();
+  }
+  CHECK(different == 8);
+  CHECK(first_block_changes >= 6);
+  reduce_emu::set_worker_threads(workers);
 }

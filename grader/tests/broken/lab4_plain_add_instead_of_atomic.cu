@@ -1,14 +1,15 @@
 // Broken lab 4 (segmented): output[0] += sum instead of atomicAdd. Each block's thread 0
-// loads output[0], adds its sum and stores it back; blocks that do so at the same time lose
-// each other's sums. One block alone is right. The counters see a load and a store per block
-// and no atomic: the headline names the missing atomics, and the hint the one atomicAdd per
-// block, not the stores or the extra loads that follow from it.
-//
-// How often the lost update shows depends on how blocks overlap in time: on a GPU, hundreds of
-// blocks finish together; the emulator's correctness verdict on it is left unpinned here.
+// loads output[0], adds its sum and stores it back: a load, an add and a store, between which
+// another block's load and store can fall, so sums are lost. One block alone is right. On a
+// GPU that shows at large n, where many blocks finish together; on the emulator the blocks'
+// accesses to output[0] are found whatever order they run in, at the first case with two
+// blocks. The counters see a load and a store per block and no atomic: the headline names the
+// missing atomics, and the hint the one atomicAdd per block, not the stores or the extra loads
+// that follow from it.
 //
 // expect all requests FAIL "atomic requests 0, expected 1: n = 1" "one atomicAdd per block"
 // expect gpu correctness FAIL "wrong: n = " "one atomicAdd per block"
+// expect emu correctness FAIL "race between blocks: n = 4096" "element 0 of an allocation of 1"
 
 #include <reduce_lab/lab.cuh>
 

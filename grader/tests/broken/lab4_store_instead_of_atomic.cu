@@ -4,12 +4,11 @@
 // both checks point at the one atomicAdd per block (not at a missing __syncthreads), and the
 // requests' headline says what the counters show: no atomic where one was expected.
 //
-// On the emulator the first case the race shows in is not fixed: with two blocks (n = 4096)
-// every thread order may let the same block finish last, and then the race shows at a larger
-// n. What is pinned is that it is named a race.
+// The emulator finds the two blocks' stores to one word at the first case with two blocks
+// (n = 4096), whatever order the blocks run in, and names the race and both accesses.
 //
 // expect gpu correctness FAIL "wrong: n = 4096" "one atomicAdd per block"
-// expect emu correctness FAIL "race: n = " "one atomicAdd per block"
+// expect emu correctness FAIL "race between blocks: n = 4096" "stores to element 0 of an allocation of 1"
 // expect all requests FAIL "atomic requests 0, expected 1: n = 1" "one atomicAdd per block"
 
 #include <reduce_lab/lab.cuh>

@@ -191,10 +191,18 @@ inline T __ldg(const T* address) {
   return *address;
 }
 
-// Blocks run on several OS threads, so a fence must really order host memory accesses.
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// Blocks run on several OS threads, so a fence must really order host memory accesses. A
+// device-wide fence also tells the race checks that the block's accesses so far are published
+// by its next atomic (docs/emulator.md, "Races between blocks"); a block-wide one orders
+// nothing between blocks.
+namespace reduce_emu {
+namespace detail {
+void thread_fence();
+}  // namespace detail
+}  // namespace reduce_emu
+inline void __threadfence() { reduce_emu::detail::thread_fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { reduce_emu::detail::thread_fence(); }
 
 // ---------------------------------------------------------------------------------------
 // Integer intrinsics, with CUDA's results for zero inputs.
