@@ -12,6 +12,7 @@ using Catch::Approx;
 namespace Catch {
 // v2's name for the substring matcher.
 inline auto Contains(const std::string& text) { return Matchers::ContainsSubstring(text); }
+using Matchers::StartsWith;  // v2 has it in Catch:: too
 }  // namespace Catch
 #else
 #include <catch2/catch.hpp>
