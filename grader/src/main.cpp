@@ -214,15 +214,26 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   // A lab test prints its verdict itself, once (grade()). Catch2's report of it (its banner,
   // and the message again, wrapped at 80 columns) goes to a file that is shown only when
   // Catch2 saw something else go wrong, such as an exception out of the test case.
+  // The file is unlinked at once and reached through its descriptor, so a test that is killed
+  // (CTest's time limit, a cancelled Slurm task) leaves nothing behind in TMPDIR.
   const char* folder = std::getenv("TMPDIR");
-  const std::string report = std::string(folder && *folder ? folder : "/tmp") + "/reduce_lab_catch." +
-                             std::to_string(getpid()) + ".txt";
+  std::string report = std::string(folder && *folder ? folder : "/tmp") + "/reduce_lab_catch.XXXXXX";
+  const int report_fd = mkstemp(report.data());
+  if (report_fd < 0) return session.run(static_cast<int>(rest.size()), rest.data());
+  unlink(report.c_str());
   std::vector<char*> args = rest;
-  std::string out_option = "--out", out_file = report;
+  std::string out_option = "--out", out_file = "/dev/fd/" + std::to_string(report_fd);
   args.insert(args.begin() + 1, {out_option.data(), out_file.data()});
   const int code = session.run(static_cast<int>(args.size()), args.data());
-  if (code != 0 && !graded_failure()) std::fputs(read_text(report).c_str(), stdout);
-  unlink(report.c_str());
+  if (code != 0 && !graded_failure()) {
+    std::string text;
+    char buffer[4096];
+    ssize_t got;
+    lseek(report_fd, 0, SEEK_SET);
+    while ((got = read(report_fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(got));
+    std::fputs(text.c_str(), stdout);
+  }
+  close(report_fd);
   return code;
 }
 
