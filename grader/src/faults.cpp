@@ -47,7 +47,10 @@ Fault classify_fault(const std::string& text) {
                                  "cudaErrorLaunchFailure", "not inside any live cudaMalloc allocation",
                                  "Invalid __shared__"})) {
     fault.kind = FaultKind::illegal_address;
-  } else if (contains_any(text, {"segmentation fault", "bus error", "killed by SIG"})) {
+  } else if (contains_any(text, {"segmentation fault", "bus error", "killed by SIG",
+                                 // The emulator's word for host code dereferencing device memory,
+                                 // which on a GPU ends the process with SIGSEGV: the same fault.
+                                 "host code accessed device memory"})) {
     fault.kind = FaultKind::crash;
   } else {
     fault.kind = FaultKind::failed;

@@ -300,6 +300,12 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
     sources = scratch / "labs"
     build = scratch / "build"
     sources.mkdir()
+    # The compilers' and tests' temporary files go into the scratch folder too (nvcc leaves its
+    # tmpxft files behind when a cancelled task stops it mid-compile), so removing the folder
+    # leaves nothing of the student on the node.
+    temporary = scratch / "tmp"
+    temporary.mkdir()
+    env = dict(os.environ, TMPDIR=str(temporary))
     built = labs_to_build(setup, submission)
     for lab in built:
         (sources / f"{setup.stems[lab]}.cu").write_bytes(submission.files[lab])
@@ -310,7 +316,7 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
             ["cmake", "-S", setup.kit.root, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
              f"-DREDUCE_LAB_HARNESS={setup.harness.folder}", f"-DREDUCE_LAB_SOURCES={sources}",
              f"-DREDUCE_LAB_BACKEND={setup.backend}", f"-DREDUCE_LAB_TEST_TIMEOUT={setup.timeout}"],
-            log, CONFIGURE_SECONDS)
+            log, CONFIGURE_SECONDS, env)
         if status != 0:
             raise RuntimeError("the student's build folder could not be configured" +
                                (" in time" if timed_out else "") + " (the log has CMake's output)")
@@ -318,7 +324,7 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
         # A lab that does not compile fails its own tests (with the compiler's first error);
         # -k 0 keeps building the others.
         status, timed_out = run_logged(["cmake", "--build", build, "--parallel", str(setup.build_jobs), "--", "-k", "0"],
-                                       log, BUILD_SECONDS_PER_MODULE * modules)
+                                       log, BUILD_SECONDS_PER_MODULE * modules, env)
         if timed_out:
             report["notes"].append(f"the build was stopped after {BUILD_SECONDS_PER_MODULE * modules} s; "
                                    "labs it had not finished count as not compiling")
@@ -328,7 +334,6 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
     junits = []
     ctest_log = scratch / "ctest.txt"
     lane = setup.device_lane
-    env = dict(os.environ)
     for name, value in time_limits(setup.backend, setup.timeout).items():
         env.setdefault(name, value)
 

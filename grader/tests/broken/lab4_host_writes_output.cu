@@ -1,10 +1,13 @@
 // Broken lab 4 (segmented): host code writes device memory. The student sets the output to
 // 0 with *output = 0.0f in the host function instead of reduce_lab::fill. The output is
 // device memory, so on a GPU the host process crashes; the counting build refuses to
-// compile the device-only access from host code.
+// compile the device-only access from host code. The emulator stops the host access and
+// names it as the crash it would be.
 //
 // expect gpu correctness FAIL "crash"
 // expect gpu requests FAIL "does not compile"
+// expect emu correctness FAIL "crash"
+// expect emu requests FAIL "crash"
 
 #include <reduce_lab/lab.cuh>
 
