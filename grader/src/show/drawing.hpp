@@ -1,0 +1,57 @@
+// What the two writers (terminal.hpp, svg.hpp) draw: the student's picture, the reference's
+// beside it when there is one, the first difference, and how a row too wide is summarised.
+// Both writers summarise the same way, so the terminal and the SVG always agree.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "show/layout.hpp"
+
+namespace reduce_lab::grader::show {
+
+struct Drawing {
+  std::string title;               // "lab 1 (simple) at n = 16: one block of 8 threads"
+  const Picture* reference = nullptr;  // null: no solutions/ here
+  std::string reference_label;     // "reference (solutions/01_simple.cu)"
+  const Picture* yours = nullptr;  // null: drawing the reference alone (the docs' figures)
+  std::string yours_label;         // "yours (labs/01_simple.cu)"
+  Difference difference;
+  std::string note;                // a line under the picture (why no reference, the SVG's path)
+};
+
+// One area of a row (the threads, or one memory) as columns: each column stands for `per`
+// items. Up to kMaxColumns columns an item gets its own; past that, items are grouped, and the
+// heading says how many a column holds: a wide step is summarised, never wrapped.
+constexpr long long kMaxColumns = 32;
+struct Columns {
+  long long items = 0;
+  long long per = 1;
+  long long count() const { return per ? (items + per - 1) / per : 0; }
+};
+inline Columns columns_of(long long items) {
+  Columns c;
+  c.items = items;
+  c.per = items <= kMaxColumns ? 1 : (items + kMaxColumns - 1) / kMaxColumns;
+  return c;
+}
+
+// Threads: one column per thread up to a warp; past that one per warp, shaded by its lanes.
+inline bool threads_by_warp(const Picture& p) { return p.threads > 32; }
+inline long long thread_columns(const Picture& p) { return threads_by_warp(p) ? p.warps() : p.threads; }
+
+// The uses of the cells one column stands for (Use bits, or-ed).
+inline unsigned char column_use(const std::vector<Cell>& cells, const Columns& c, long long column) {
+  unsigned char use = 0;
+  const long long end = std::min<long long>(c.items, (column + 1) * c.per);
+  for (long long i = column * c.per; i < end; ++i) use |= cells[static_cast<std::size_t>(i)].use;
+  return use;
+}
+
+// "input", or "input[0..2047], 64 a column" where summarised.
+inline std::string area_heading(const std::string& name, const Columns& c) {
+  if (c.per == 1) return name;
+  return name + " (" + std::to_string(c.per) + " a column)";
+}
+
+}  // namespace reduce_lab::grader::show
