@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "catch.hpp"
 #include "checks.hpp"
 
@@ -48,5 +50,11 @@ std::filesystem::path fresh_dir(const std::string& name);
 // The headless browser the staircase test renders SVG in: REDUCE_LAB_CHROMIUM, else chromium,
 // chromium-browser or google-chrome on the PATH; empty when there is none.
 std::string find_chromium();
+
+// Renders SVGs as a browser does: headless Chromium opens a page in `dir` on which `charts`
+// (name -> SVG text) is defined and runs `measure`, a script that parses and lays them out and
+// leaves its findings, as base64 of JSON, in the page's <pre id="result"> (--dump-dom prints it
+// unescaped). Returns those findings. The staircase and the pictures of ./lab show use it.
+nlohmann::json render_in_chromium(const std::filesystem::path& dir, const nlohmann::json& charts, const char* measure);
 
 }  // namespace reduce_lab::grader

@@ -37,9 +37,15 @@ std::string short_source(const std::string& dir, int lab, const char* fallback_f
 }
 
 std::string size_words(const Picture& p) {
-  std::string words = "n = " + std::to_string(p.n) + ": ";
-  words += p.blocks == 1 ? "one block" : "block 0 of " + std::to_string(p.blocks);
-  return words + " of " + std::to_string(p.threads) + " threads";
+  const std::string words = "n = " + std::to_string(p.n) + ": ";
+  if (p.blocks == 1) return words + "one block of " + std::to_string(p.threads) + " threads";
+  return words + std::to_string(p.blocks) + " blocks of " + std::to_string(p.threads) + " threads, block 0 drawn";
+}
+
+// "the kernel of Fig. 10.6", or the catalog's words where the book has no figure for it.
+std::string kernel_figure(int lab) {
+  const std::string figure = lab_info(lab).figure;
+  return figure.rfind("Fig.", 0) == 0 ? "the kernel of " + figure : figure;
 }
 
 std::string run_words(const RecordedRun& run) {
@@ -73,7 +79,7 @@ int show_command(int argc, char** argv) {
   if (argc < 3) throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--svg FILE]");
   const int lab = std::atoi(argv[2]);
   lab_info(lab);  // throws for a number that is no lab
-  std::string student_dir, reference_dir, svg_path;
+  std::string student_dir, reference_dir, svg_path, note;
   std::size_t n = 0;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
@@ -81,6 +87,7 @@ int show_command(int argc, char** argv) {
     else if (option == "--reference") reference_dir = argv[i + 1];
     else if (option == "--svg") svg_path = argv[i + 1];
     else if (option == "--size") n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (option == "--note") note = argv[i + 1];
     else throw std::runtime_error("unknown option " + option);
   }
   const std::string student_source = short_source(student_dir, lab, "labs");
@@ -96,11 +103,13 @@ int show_command(int argc, char** argv) {
   }
   const RecordedRun yours = record_run(*student.info, n);
   Drawing drawing;
-  drawing.title = lab_title(lab) + " at " + size_words(yours.picture) + " (the kernel of " + lab_info(lab).figure + ")";
+  drawing.title = lab_title(lab) + " at " + size_words(yours.picture) +  " (" + kernel_figure(lab) + ")";
   drawing.yours = &yours.picture;
   drawing.yours_label = "yours (" + student_source + "): " + run_words(yours);
   RecordedRun reference;
-  if (reference_dir.empty()) {
+  if (reference_dir.empty() && !note.empty()) {
+    drawing.note = note;
+  } else if (reference_dir.empty()) {
     drawing.note = "This copy of the kit has no solutions/, so your picture is drawn alone; " +
                    std::string(lab_info(lab).doc) + " shows the reference's.";
   } else {

@@ -9,8 +9,9 @@
 
 namespace reduce_lab::grader::show {
 
-//   labgrader --show N --student DIR [--reference DIR] [--size n] [--svg FILE]
-// DIR: a build's module folder. Prints the picture; writes the SVG when asked.
+//   labgrader --show N --student DIR [--reference DIR] [--size n] [--svg FILE] [--note TEXT]
+// DIR: a build's module folder. Prints the picture; writes the SVG when asked. Without a
+// reference, the note says why (by default: this copy of the kit has no solutions/).
 int show_command(int argc, char** argv);
 
 //   labgrader --show-docs OUT_DIR --reference DIR

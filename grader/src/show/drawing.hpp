@@ -23,22 +23,33 @@ struct Drawing {
 // One area of a row (the threads, or one memory) as columns: each column stands for `per`
 // items. Up to kMaxColumns columns an item gets its own; past that, items are grouped, and the
 // heading says how many a column holds: a wide step is summarised, never wrapped.
-constexpr long long kMaxColumns = 32;
 struct Columns {
   long long items = 0;
   long long per = 1;
   long long count() const { return per ? (items + per - 1) / per : 0; }
 };
-inline Columns columns_of(long long items) {
-  Columns c;
-  c.items = items;
-  c.per = items <= kMaxColumns ? 1 : (items + kMaxColumns - 1) / kMaxColumns;
-  return c;
-}
 
 // Threads: one column per thread up to a warp; past that one per warp, shaded by its lanes.
 inline bool threads_by_warp(const Picture& p) { return p.threads > 32; }
 inline long long thread_columns(const Picture& p) { return threads_by_warp(p) ? p.warps() : p.threads; }
+
+// The most columns one memory gets, so that a row of the picture fits a 100-column terminal:
+// what the step label, a stop mark and the threads leave, shared among the memories (32 at most).
+constexpr long long kRowWidth = 100;
+inline long long memory_cap(const Picture& p) {
+  const long long memories = std::max<long long>(1, static_cast<long long>(p.memories.size()));
+  const long long left = kRowWidth - 16 - std::max<long long>(thread_columns(p), 7) - 1 - memories;
+  return std::clamp<long long>(left / memories, 8, 32);
+}
+
+inline Columns columns_of(const Picture& p, long long items) {
+  const long long cap = memory_cap(p);
+  Columns c;
+  c.items = items;
+  // A power of two per column, as a tree's strides are: a summarised column lines up with them.
+  while (c.per * cap < items) c.per *= 2;
+  return c;
+}
 
 // The uses of the cells one column stands for (Use bits, or-ed).
 inline unsigned char column_use(const std::vector<Cell>& cells, const Columns& c, long long column) {

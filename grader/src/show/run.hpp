@@ -12,8 +12,8 @@
 namespace reduce_lab::grader::show {
 
 // The size a lab is drawn at unless asked otherwise: the book's figures (16 elements, one block
-// of 8 threads) for the labs whose kernels are the book's single-block trees, one block's worth
-// for the others.
+// of 8 threads) for the labs whose kernels are the book's single-block trees; for the others
+// 4096, a 1024-thread block's segment coarsened twice (labs 5-6; lab 4 takes two blocks).
 std::size_t default_size(const ModuleInfo& module);
 
 // Why `n` cannot be drawn for this lab (empty when it can): the multipass labs reduce whole

@@ -17,6 +17,7 @@ constexpr int kGap = 14;        // between areas
 constexpr int kCounts = 250;    // the counts' column
 constexpr int kHead = 58;       // a panel's title and area headings
 constexpr int kMargin = 16;
+constexpr int kBesideWidth = 1200;  // wider than this, the two pictures are stacked
 
 std::string number(double value) {
   char text[32];
@@ -63,7 +64,8 @@ std::string counts_words(const Step& step) {
 }
 
 // One panel at x0: returns its width. `difference` marks the student's panel.
-int panel(std::ostringstream& svg, const Picture& p, const std::string& label, const Difference* difference, int x0) {
+int panel(std::ostringstream& svg, const Picture& p, const std::string& label, const Difference* difference, int x0,
+          int y0) {
   // Areas: the threads (or warps), then each memory.
   struct Area {
     std::string heading;
@@ -79,20 +81,20 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
   };
   add(threads_by_warp(p) ? "warps (lanes at work)" : "threads", thread_columns(p));
   for (const Memory& m : p.memories)
-    add(area_heading(m.name, columns_of(m.cells)) + (m.shared ? " · shared" : " · global"), columns_of(m.cells).count());
+    add(area_heading(m.name, columns_of(p, m.cells)) + (m.shared ? " · shared" : " · global"), columns_of(p, m.cells).count());
   const int counts_x = x;
   const int width = counts_x + kCounts - x0;
 
-  svg << "<text class=\"panel-title\" x=\"" << x0 << "\" y=\"" << kMargin + 40 << "\" font-size=\"13\" font-weight=\"bold\">"
+  svg << "<text class=\"panel-title\" x=\"" << x0 << "\" y=\"" << y0 + 12 << "\" font-size=\"13\" font-weight=\"bold\">"
       << xml_escaped(label) << "</text>\n";
   for (const Area& a : areas)
-    svg << "<text class=\"area\" x=\"" << a.x << "\" y=\"" << kMargin + kHead - 2 << "\" font-size=\"10\" fill=\"#444\">"
+    svg << "<text class=\"area\" x=\"" << a.x << "\" y=\"" << y0 + kHead - 30 << "\" font-size=\"10\" fill=\"#444\">"
         << xml_escaped(a.heading) << "</text>\n";
-  svg << "<text x=\"" << counts_x << "\" y=\"" << kMargin + kHead - 2 << "\" font-size=\"10\" fill=\"#444\">counts</text>\n";
+  svg << "<text x=\"" << counts_x << "\" y=\"" << y0 + kHead - 30 << "\" font-size=\"10\" fill=\"#444\">counts</text>\n";
 
   for (std::size_t s = 0; s < p.steps.size(); ++s) {
     const Step& step = p.steps[s];
-    const int y = kMargin + kHead + 4 + static_cast<int>(s) * kRow;
+    const int y = y0 + kHead - 24 + static_cast<int>(s) * kRow;
     if (difference && difference->found && difference->step == s)
       svg << "<rect class=\"difference\" x=\"" << x0 - 4 << "\" y=\"" << y - 2 << "\" width=\"" << width
           << "\" height=\"" << kRow << "\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\"/>\n";
@@ -117,7 +119,7 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
     }
     for (std::size_t m = 0; m < p.memories.size(); ++m) {
       const Memory& memory = p.memories[m];
-      const Columns cols = columns_of(memory.cells);
+      const Columns cols = columns_of(p, memory.cells);
       const Area& a = areas[m + 1];
       for (long long c = 0; c < cols.count(); ++c) {
         const unsigned char use = column_use(step.cells[m], cols, c);
@@ -162,15 +164,26 @@ std::string svg(const Drawing& d) {
   std::vector<std::pair<const Picture*, std::string>> pictures;
   if (d.reference) pictures.push_back({d.reference, d.reference_label});
   if (d.yours) pictures.push_back({d.yours, d.yours_label});
+  // Side by side where the two fit a page's width, one above the other where not.
+  std::ostringstream probe;
+  int total = kMargin;
+  for (const auto& [picture, label] : pictures) total += panel(probe, *picture, label, nullptr, 0, 0) + 2 * kMargin;
+  const bool beside = total <= kBesideWidth;
   std::ostringstream body;
-  int x = kMargin;
-  std::size_t rows = 0;
+  int x = kMargin, y = kMargin + 28, width = 640;
   for (const auto& [picture, label] : pictures) {
-    x += panel(body, *picture, label, picture == d.yours ? &d.difference : nullptr, x) + 2 * kMargin;
-    rows = std::max(rows, picture->steps.size());
+    const int drawn = panel(body, *picture, label, picture == d.yours ? &d.difference : nullptr, x, y);
+    const int height = kHead - 24 + static_cast<int>(picture->steps.size()) * kRow + 12;
+    width = std::max(width, x + drawn + kMargin);
+    if (beside) x += drawn + 2 * kMargin;
+    else y += height + 12;
   }
-  const int width = std::max(x, 640);
-  int y = kMargin + kHead + 4 + static_cast<int>(rows) * kRow + 18;
+  if (beside) {
+    std::size_t rows = 0;
+    for (const auto& entry : pictures) rows = std::max(rows, entry.first->steps.size());
+    y += kHead - 24 + static_cast<int>(rows) * kRow + 12;
+  }
+  y += 14;
   const std::size_t chars = static_cast<std::size_t>(width - 2 * kMargin) / 6;
   std::vector<std::pair<std::string, std::string>> notes;  // class, text
   if (d.reference && d.yours)

@@ -56,9 +56,12 @@ std::string short_name(const std::string& name) {
 std::vector<unsigned> area_widths(const Picture& p, std::vector<std::string>* headings) {
   std::vector<unsigned> widths;
   auto add = [&](const std::string& name, const Columns& c, long long columns) {
+    // The longest heading that fits the area's columns: "input (64 a column)", "input/64",
+    // "in/64", "in" (the legend says what the short names are).
+    const std::string per = c.per == 1 ? "" : "/" + std::to_string(c.per);
     std::string heading = area_heading(name, c);
-    if (heading.size() > static_cast<std::size_t>(columns)) heading = c.per == 1 ? short_name(name) : name;
-    if (heading.size() > static_cast<std::size_t>(columns) && c.per == 1) heading = short_name(name);
+    for (const std::string& shorter : {name + per, short_name(name) + per, short_name(name)})
+      if (heading.size() > static_cast<std::size_t>(columns)) heading = shorter;
     widths.push_back(static_cast<unsigned>(std::max<long long>(columns, static_cast<long long>(heading.size()))));
     headings->push_back(heading);
   };
@@ -67,7 +70,7 @@ std::vector<unsigned> area_widths(const Picture& p, std::vector<std::string>* he
   threads.per = threads_by_warp(p) ? 32 : 1;
   add(threads_by_warp(p) ? "warps" : "threads", threads_by_warp(p) ? Columns{p.warps(), 1} : threads, thread_columns(p));
   for (const Memory& m : p.memories) {
-    const Columns c = columns_of(m.cells);
+    const Columns c = columns_of(p, m.cells);
     add(m.name, c, c.count());
   }
   return widths;
@@ -111,7 +114,7 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
     at += widths[0] + 1;
     row.pad(at);
     for (std::size_t m = 0; m < p.memories.size(); ++m) {
-      const Columns c = columns_of(p.memories[m].cells);
+      const Columns c = columns_of(p, p.memories[m].cells);
       for (long long col = 0; col < c.count(); ++col)
         use_glyph(row, column_use(step.cells[m], c, col), p.memories[m].shared, colour);
       at += widths[m + 1] + 1;
@@ -161,7 +164,9 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   std::ostringstream out;
   const char* bold = colour ? "\033[1m" : "";
   const char* reset = colour ? "\033[0m" : "";
-  out << bold << d.title << reset << "\n";
+  std::ostringstream title;
+  wrapped(title, d.title, width, "  ");
+  out << bold << title.str() << reset;
   std::vector<std::pair<const Picture*, std::string>> pictures;
   if (d.reference) pictures.push_back({d.reference, d.reference_label});
   if (d.yours) pictures.push_back({d.yours, d.yours_label});
@@ -188,6 +193,10 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   out << "legend: █ active thread  ▁..█ lanes of a warp at work  · idle or untouched\n"
       << "        ○ read  ● written  ◉ read and written  ⊕ atomic; "
       << (colour ? "\033[34mglobal\033[0m, \033[35mshared\033[0m memory" : "in, out: global, sh: shared memory") << "\n";
+  bool summarised = false;
+  for (const auto& entry : pictures)
+    for (const Memory& m : entry.first->memories) summarised = summarised || columns_of(*entry.first, m.cells).per > 1;
+  if (summarised) out << "        input/64: a column stands for 64 elements, the uses of any of them shown\n";
 
   // The grader's counts for each step, side by side.
   out << "\n" << bold << "counts per step" << reset << ": requests ld+st(+atomic), sectors, shared wavefronts,\n"
