@@ -1,5 +1,6 @@
 #include "show/command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -49,7 +50,8 @@ std::string kernel_figure(int lab) {
 }
 
 std::string run_words(const RecordedRun& run) {
-  if (!run.ran) return "it stopped: " + run.error.substr(0, run.error.find('\n'));
+  if (!run.ran && run.picture.stop.stopped) return "it stopped with a " + run.picture.stop.kind;
+  if (!run.ran) return "it stopped: " + run.error.substr(0, std::min<std::size_t>(60, run.error.find('\n'))) + " ...";
   char text[64];
   std::snprintf(text, sizeof text, "output[0] = %g", run.value);
   return text;

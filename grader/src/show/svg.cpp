@@ -191,7 +191,7 @@ std::string svg(const Drawing& d) {
                                                       : "Your kernel's picture is the reference's, step for step."});
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped)
-      notes.push_back({"stop", "✖ " + label + " stopped in step " + std::to_string(picture->stop.step) + " with a " +
+      notes.push_back({"stop", "✖ " + std::string(picture == d.yours ? "yours" : "the reference") + " stopped in step " + std::to_string(picture->stop.step) + " with a " +
                                    picture->stop.kind + ": " + picture->stop.where + ". " + picture->stop.message});
   notes.push_back({"legend", "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
                              "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});

@@ -81,7 +81,7 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
   std::vector<std::string> headings;
   const std::vector<unsigned> widths = area_widths(p, &headings);
   Line title;
-  title.add(label);
+  title.add(label.size() > 96 ? label.substr(0, 93) + "..." : label);
   lines.push_back(title);
   Line head;
   head.add("step ");
@@ -239,7 +239,7 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped) {
       std::ostringstream what;
-      what << "✖ " << label << " stopped in step " << picture->stop.step << " with a " << picture->stop.kind << ": "
+      what << "✖ " << (picture == d.yours ? "yours" : "the reference") << " stopped in step " << picture->stop.step << " with a " << picture->stop.kind << ": "
            << picture->stop.where << ". " << picture->stop.message;
       wrapped(out, what.str(), width, "  ");
     }
