@@ -60,7 +60,7 @@ std::string doc_line(int lab) { return doc_line(lab, ""); }
 // beside the reference's (./lab show, drawn from the emulator's record of a small run).
 std::string picture_line(int lab) {
   const std::string n = std::to_string(lab);
-  return "\nSee it: ./lab show " + n + " draws what your kernel did, step by step, beside the reference's "
+  return "\nSee it: ./lab show " + n + " draws what your kernel did, step by step, beside the reference's\n"
          "(and writes build/grade-emu/show/lab0" + n + ".svg).";
 }
 

@@ -58,6 +58,7 @@ RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
   run.ran = outcome.ran;
   run.error = outcome.error;
   run.value = outcome.value;
+  run.todo = outcome.todo;
   run.picture = layout(record, input_allocation(record, n), n);
   return run;
 }
