@@ -158,8 +158,22 @@ std::string base64_decode(const std::string& text) {
 
 nlohmann::json render_in_chromium(const std::filesystem::path& dir, const nlohmann::json& charts, const char* measure) {
   const auto page = dir / "render.html";
+  // Each SVG is parsed as XML (a malformed one is an error, as in any viewer), put in the
+  // document and laid out; the test's measure(svg, view) says what to read of it.
+  static const char* const kEach = R"(
+const result = {};
+for (const [name, text] of Object.entries(charts)) {
+  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const error = parsed.getElementsByTagName('parsererror');
+  if (error.length) { result[name] = {error: error[0].textContent}; continue; }
+  const svg = document.importNode(parsed.documentElement, true);
+  document.body.appendChild(svg);
+  result[name] = measure(svg, svg.viewBox.baseVal);
+}
+document.getElementById('result').textContent = btoa(unescape(encodeURIComponent(JSON.stringify(result))));
+)";
   std::ofstream(page) << "<!doctype html><html><body><pre id=\"result\">not run</pre><script>const charts = "
-                      << charts.dump() << ";" << measure << "</script></body></html>\n";
+                      << charts.dump() << ";" << measure << kEach << "</script></body></html>\n";
   const std::string command = "timeout 120 '" + find_chromium() +
                               "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
                               "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='" +

@@ -255,14 +255,7 @@ namespace {
 // Each picture parsed and laid out by the browser: its size, its step labels, its cells, and
 // every drawn element's box (a box outside the picture is clipped).
 const char* const kMeasurePictures = R"(
-const result = {};
-for (const [name, text] of Object.entries(charts)) {
-  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const error = parsed.getElementsByTagName('parsererror');
-  if (error.length) { result[name] = {error: error[0].textContent}; continue; }
-  const svg = document.importNode(parsed.documentElement, true);
-  document.body.appendChild(svg);
-  const view = svg.viewBox.baseVal;
+function measure(svg, view) {
   const outside = [];
   for (const e of svg.querySelectorAll('rect, text')) {
     if (e.parentNode !== svg) continue;
@@ -271,11 +264,10 @@ for (const [name, text] of Object.entries(charts)) {
       outside.push(e.tagName + ' ' + (e.getAttribute('class') || '') + ' ' + e.textContent.slice(0, 40));
   }
   const drawn = Array.from(svg.querySelectorAll('rect.cell')).filter((e) => e.getBBox().width > 0).length;
-  result[name] = {width: view.width, height: view.height, outside: outside, cells: drawn,
-                  labels: Array.from(svg.querySelectorAll('text.step-label')).map((e) => e.textContent)};
-  svg.remove();
+  const labels = Array.from(svg.querySelectorAll('text.step-label')).map((e) => e.textContent);
+  svg.remove();  // the next picture is measured alone
+  return {width: view.width, height: view.height, outside: outside, cells: drawn, labels: labels};
 }
-document.getElementById('result').textContent = btoa(unescape(encodeURIComponent(JSON.stringify(result))));
 )";
 
 }  // namespace

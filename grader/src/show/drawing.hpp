@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "show/layout.hpp"
@@ -63,6 +64,32 @@ inline unsigned char column_use(const std::vector<Cell>& cells, const Columns& c
 inline std::string area_heading(const std::string& name, const Columns& c) {
   if (c.per == 1) return name;
   return name + " (" + std::to_string(c.per) + " a column)";
+}
+
+// A step's counts as both writers print them: requests "ld+st" (+atomic when there are any),
+// and the totals over the kinds of access; "-" for the SIMD share of a step without accesses.
+struct StepCounts {
+  std::string requests;
+  unsigned long long sectors = 0, wavefronts = 0, conflicts = 0;
+  std::string simd;
+};
+inline StepCounts counts_of(const Step& step) {
+  const Counters& c = step.counts;
+  StepCounts out;
+  out.requests = std::to_string(c.requests[0]) + "+" + std::to_string(c.requests[1]);
+  if (c.requests[2]) out.requests += "+" + std::to_string(c.requests[2]);
+  unsigned long long instructions = 0, lanes = 0;
+  for (int k = 0; k < kAccessKinds; ++k) {
+    out.sectors += c.sectors[k];
+    out.wavefronts += c.shared_wavefronts[k];
+    out.conflicts += c.shared_conflicts[k];
+    instructions += c.instructions[k] + c.shared_instructions[k];
+    lanes += c.active_lanes[k] + c.shared_active_lanes[k];  // SIMD efficiency: lanes / 32 per instruction
+  }
+  char simd[16] = "-";
+  if (instructions) std::snprintf(simd, sizeof simd, "%.0f%%", 100.0 * static_cast<double>(lanes) / (32.0 * static_cast<double>(instructions)));
+  out.simd = simd;
+  return out;
 }
 
 }  // namespace reduce_lab::grader::show

@@ -42,24 +42,10 @@ std::string use_words(unsigned char use) {
 }
 
 std::string counts_words(const Step& step) {
-  const Counters& c = step.counts;
-  unsigned long long sectors = 0, wavefronts = 0, conflicts = 0, instructions = 0, lanes = 0;
-  for (int k = 0; k < kAccessKinds; ++k) {
-    sectors += c.sectors[k];
-    wavefronts += c.shared_wavefronts[k];
-    conflicts += c.shared_conflicts[k];
-    instructions += c.instructions[k] + c.shared_instructions[k];
-    lanes += c.active_lanes[k] + c.shared_active_lanes[k];
-  }
-  std::string text = "req " + std::to_string(c.requests[0]) + "+" + std::to_string(c.requests[1]);
-  if (c.requests[2]) text += "+" + std::to_string(c.requests[2]);
-  text += "  sect " + std::to_string(sectors);
-  if (wavefronts) text += "  wf " + std::to_string(wavefronts) + " (" + std::to_string(conflicts) + " confl)";
-  if (instructions) {
-    char simd[32];
-    std::snprintf(simd, sizeof simd, "  SIMD %.0f%%", 100.0 * static_cast<double>(lanes) / (32.0 * static_cast<double>(instructions)));
-    text += simd;
-  }
+  const StepCounts c = counts_of(step);
+  std::string text = "req " + c.requests + "  sect " + std::to_string(c.sectors);
+  if (c.wavefronts) text += "  wf " + std::to_string(c.wavefronts) + " (" + std::to_string(c.conflicts) + " confl)";
+  if (c.simd != "-") text += "  SIMD " + c.simd;
   return text;
 }
 

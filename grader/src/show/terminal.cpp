@@ -127,21 +127,10 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
 }
 
 std::string counts_text(const Step& step) {
-  const Counters& c = step.counts;
-  std::string requests = std::to_string(c.requests[0]) + "+" + std::to_string(c.requests[1]);
-  if (c.requests[2]) requests += "+" + std::to_string(c.requests[2]);
-  unsigned long long sectors = 0, wavefronts = 0, conflicts = 0, instructions = 0, lanes = 0;
-  for (int k = 0; k < kAccessKinds; ++k) {
-    sectors += c.sectors[k];
-    wavefronts += c.shared_wavefronts[k];
-    conflicts += c.shared_conflicts[k];
-    instructions += c.instructions[k] + c.shared_instructions[k];
-    lanes += c.active_lanes[k] + c.shared_active_lanes[k];
-  }
-  char simd[16] = "-";
-  if (instructions) std::snprintf(simd, sizeof simd, "%.0f%%", 100.0 * static_cast<double>(lanes) / (32.0 * static_cast<double>(instructions)));
+  const StepCounts c = counts_of(step);
   char text[96];
-  std::snprintf(text, sizeof text, "%-9s %7llu %6llu %5llu %5s", requests.c_str(), sectors, wavefronts, conflicts, simd);
+  std::snprintf(text, sizeof text, "%-9s %7llu %6llu %5llu %5s", c.requests.c_str(), c.sectors, c.wavefronts, c.conflicts,
+                c.simd.c_str());
   return text;
 }
 
