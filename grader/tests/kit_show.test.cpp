@@ -226,8 +226,8 @@ TEST_CASE("kit show terminal: at 100 columns through a pseudo-terminal, in colou
   }
   // The program under a pseudo-terminal (script), so it sees a terminal as a student's does.
   auto show = [&](int lab, const std::string& student, const char* environment) {
-    const std::string command = std::string("/proc/") + std::to_string(getpid()) + "/exe --show " + std::to_string(lab) +
-                                " --student '" + student + "' --reference '" + modules + "'";
+    const std::string command = std::string("/proc/") + std::to_string(getpid()) + "/exe --show " +
+                                std::to_string(lab) + " --student '" + student + "' --reference '" + modules + "'";
     return run_command(std::string("env ") + environment + " COLUMNS=100 TERM=xterm script -qec \"" + command +
                        "\" /dev/null");
   };
@@ -292,8 +292,8 @@ TEST_CASE("kit pictures: the docs' figures and the broken labs' pictures, as hea
     REQUIRE(drawn.contains(name));
     REQUIRE_FALSE(drawn[name].contains("error"));
     CHECK(drawn[name]["width"].get<double>() > 100);
-    CHECK(drawn[name]["cells"].get<int>() > 0);        // not blank
-    CHECK(drawn[name]["outside"].empty());             // nothing clipped
+    CHECK(drawn[name]["cells"].get<int>() > 0);  // not blank
+    CHECK(drawn[name]["outside"].empty());       // nothing clipped
     std::set<std::string> labels;
     for (const auto& label : drawn[name]["labels"]) labels.insert(label.get<std::string>());
     for (std::size_t s = 0; s < count; ++s) CHECK(labels.count("step " + std::to_string(s)) == 1);

@@ -19,8 +19,8 @@
 namespace reduce_lab::grader::show {
 
 std::string docs_figure_file(int lab) {
-  std::string page = lab_info(lab).doc;             // docs/01-simple.md
-  page = page.substr(page.find('/') + 1);            // 01-simple.md
+  std::string page = lab_info(lab).doc;    // docs/01-simple.md
+  page = page.substr(page.find('/') + 1);  // 01-simple.md
   return "figures/" + page.substr(0, page.rfind('.')) + ".svg";
 }
 
@@ -73,7 +73,8 @@ std::string docs_figure_svg(const ModuleInfo& reference) {
   drawing.reference_label = "solutions/" + std::string(lab_info(reference.lab).stem) + ".cu (" +
                             lab_info(reference.lab).figure + "), " + run_words(run);
   drawing.reference = &run.picture;
-  drawing.note = "Drawn by ./lab show " + std::to_string(reference.lab) + " from the emulator's record of the run; "
+  drawing.note = "Drawn by ./lab show " + std::to_string(reference.lab) +
+                 " from the emulator's record of the run; "
                  "./lab show --docs draws it again.";
   return svg(drawing);
 }
@@ -86,12 +87,18 @@ int show_command(int argc, char** argv) {
   std::size_t n = 0;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
-    if (option == "--student") student_dir = argv[i + 1];
-    else if (option == "--reference") reference_dir = argv[i + 1];
-    else if (option == "--svg") svg_path = argv[i + 1];
-    else if (option == "--size") n = std::strtoull(argv[i + 1], nullptr, 10);
-    else if (option == "--note") note = argv[i + 1];
-    else throw std::runtime_error("unknown option " + option);
+    if (option == "--student")
+      student_dir = argv[i + 1];
+    else if (option == "--reference")
+      reference_dir = argv[i + 1];
+    else if (option == "--svg")
+      svg_path = argv[i + 1];
+    else if (option == "--size")
+      n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (option == "--note")
+      note = argv[i + 1];
+    else
+      throw std::runtime_error("unknown option " + option);
   }
   const std::string student_source = short_source(student_dir, lab, "labs");
   const LoadedLab student = load_lab_from(student_dir, lab, Flavor::counted, student_source);
@@ -106,7 +113,7 @@ int show_command(int argc, char** argv) {
   }
   const RecordedRun yours = record_run(*student.info, n);
   Drawing drawing;
-  drawing.title = lab_title(lab) + " at " + size_words(yours.picture) +  " (" + kernel_figure(lab) + ")";
+  drawing.title = lab_title(lab) + " at " + size_words(yours.picture) + " (" + kernel_figure(lab) + ")";
   drawing.yours = &yours.picture;
   drawing.yours_label = "yours (" + student_source + "): " + run_words(yours);
   RecordedRun reference;
@@ -116,11 +123,13 @@ int show_command(int argc, char** argv) {
     drawing.note = "This copy of the kit has no solutions/, so your picture is drawn alone; " +
                    std::string(lab_info(lab).doc) + " shows the reference's.";
   } else {
-    const LoadedLab loaded = load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
+    const LoadedLab loaded =
+        load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
     if (loaded) {
       reference = record_run(*loaded.info, n);
       drawing.reference = &reference.picture;
-      drawing.reference_label = "reference (" + short_source(reference_dir, lab, "solutions") + "): " + run_words(reference);
+      drawing.reference_label =
+          "reference (" + short_source(reference_dir, lab, "solutions") + "): " + run_words(reference);
       drawing.difference = first_difference(reference.picture, yours.picture);
     } else {
       drawing.note = "The reference could not be loaded (" + loaded.problem + "); your picture is drawn alone.";
@@ -142,7 +151,8 @@ int show_docs_command(int argc, char** argv) {
   const std::string docs = argv[2], reference_dir = argv[4];
   int status = 0;
   for (int lab = 1; lab <= kLabs; ++lab) {
-    const LoadedLab loaded = load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
+    const LoadedLab loaded =
+        load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
     if (!loaded) {
       std::printf("%s\n", loaded.problem.c_str());
       status = 1;
@@ -164,8 +174,9 @@ int show_docs_command(int argc, char** argv) {
 std::string docs_figure_svg(const ModuleInfo&) { return {}; }
 
 int show_command(int, char**) {
-  std::fprintf(stderr, "labgrader --show draws from the CPU emulator's record: run it from an emulator build "
-                       "(./lab show N builds one, also on a GPU machine).\n");
+  std::fprintf(stderr,
+               "labgrader --show draws from the CPU emulator's record: run it from an emulator build "
+               "(./lab show N builds one, also on a GPU machine).\n");
   return 2;
 }
 int show_docs_command(int argc, char** argv) { return show_command(argc, argv); }

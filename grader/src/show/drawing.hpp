@@ -12,13 +12,13 @@
 namespace reduce_lab::grader::show {
 
 struct Drawing {
-  std::string title;               // "lab 1 (simple) at n = 16: one block of 8 threads"
+  std::string title;                   // "lab 1 (simple) at n = 16: one block of 8 threads"
   const Picture* reference = nullptr;  // null: no solutions/ here
-  std::string reference_label;     // "reference (solutions/01_simple.cu)"
-  const Picture* yours = nullptr;  // null: drawing the reference alone (the docs' figures)
-  std::string yours_label;         // "yours (labs/01_simple.cu)"
+  std::string reference_label;         // "reference (solutions/01_simple.cu)"
+  const Picture* yours = nullptr;      // null: drawing the reference alone (the docs' figures)
+  std::string yours_label;             // "yours (labs/01_simple.cu)"
   Difference difference;
-  std::string note;                // a line under the picture (why no reference, the SVG's path)
+  std::string note;  // a line under the picture (why no reference, the SVG's path)
 };
 
 // One area of a row (the threads, or one memory) as columns: each column stands for `per`
@@ -87,7 +87,9 @@ inline StepCounts counts_of(const Step& step) {
     lanes += c.active_lanes[k] + c.shared_active_lanes[k];  // SIMD efficiency: lanes / 32 per instruction
   }
   char simd[16] = "-";
-  if (instructions) std::snprintf(simd, sizeof simd, "%.0f%%", 100.0 * static_cast<double>(lanes) / (32.0 * static_cast<double>(instructions)));
+  if (instructions)
+    std::snprintf(simd, sizeof simd, "%.0f%%",
+                  100.0 * static_cast<double>(lanes) / (32.0 * static_cast<double>(instructions)));
   out.simd = simd;
   return out;
 }

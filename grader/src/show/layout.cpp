@@ -18,17 +18,23 @@ using reduce_emu::MemorySpace;
 
 Access access_of(AccessKind kind) {
   switch (kind) {
-    case AccessKind::load: return Access::load;
-    case AccessKind::store: return Access::store;
-    default: return Access::atomic;
+    case AccessKind::load:
+      return Access::load;
+    case AccessKind::store:
+      return Access::store;
+    default:
+      return Access::atomic;
   }
 }
 
 unsigned char use_of(AccessKind kind) {
   switch (kind) {
-    case AccessKind::load: return kRead;
-    case AccessKind::store: return kWritten;
-    default: return kAtomic;
+    case AccessKind::load:
+      return kRead;
+    case AccessKind::store:
+      return kWritten;
+    default:
+      return kAtomic;
   }
 }
 
@@ -94,11 +100,16 @@ std::string thread_ranges(const std::vector<bool>& active) {
 
 const char* state_name(reduce_emu::StoppedThread::State state) {
   switch (state) {
-    case reduce_emu::StoppedThread::State::running: return "still running";
-    case reduce_emu::StoppedThread::State::at_barrier: return "wait at a barrier";
-    case reduce_emu::StoppedThread::State::at_warp_collective: return "wait in a warp collective";
-    case reduce_emu::StoppedThread::State::exited: return "had exited";
-    default: return "faulted";
+    case reduce_emu::StoppedThread::State::running:
+      return "still running";
+    case reduce_emu::StoppedThread::State::at_barrier:
+      return "wait at a barrier";
+    case reduce_emu::StoppedThread::State::at_warp_collective:
+      return "wait in a warp collective";
+    case reduce_emu::StoppedThread::State::exited:
+      return "had exited";
+    default:
+      return "faulted";
   }
 }
 
@@ -194,8 +205,10 @@ Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size
   std::map<std::uintptr_t, std::size_t> memory_of;
   std::size_t shared_memory = 0;
   for (std::size_t i = 0; i < picture.memories.size(); ++i) {
-    if (picture.memories[i].shared) shared_memory = i;
-    else memory_of[picture.memories[i].allocation] = i;
+    if (picture.memories[i].shared)
+      shared_memory = i;
+    else
+      memory_of[picture.memories[i].allocation] = i;
   }
 
   // Every interval of every launch gets its row, accessed or not (a step of only a barrier).
@@ -233,8 +246,8 @@ Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size
       for (const reduce_emu::LaneAccess& lane : ins.lanes) {
         const unsigned thread = ins.warp * 32 + lane.lane;
         if (thread < step.thread_active.size()) step.thread_active[thread] = true;
-        const long long first = shared ? lane.shared_offset / memory.cell_bytes
-                                       : lane.element * ins.bytes / memory.cell_bytes;
+        const long long first =
+            shared ? lane.shared_offset / memory.cell_bytes : lane.element * ins.bytes / memory.cell_bytes;
         for (unsigned part = 0; part < ins.bytes / memory.cell_bytes; ++part) {
           const long long c = first + part;
           if (c < 0 || c >= memory.cells) continue;
@@ -243,11 +256,15 @@ Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size
           if (ins.kind != AccessKind::load)
             cell.has_value = cell_value(lane, part * memory.cell_bytes, memory.cell_bytes, &cell.value);
         }
-        if (shared) bank_tally.add(lane.lane, static_cast<std::uintptr_t>(lane.shared_offset), ins.bytes);
-        else global_tally.add(lane.address, ins.bytes);
+        if (shared)
+          bank_tally.add(lane.lane, static_cast<std::uintptr_t>(lane.shared_offset), ins.bytes);
+        else
+          global_tally.add(lane.address, ins.bytes);
       }
-      if (shared) bank_tally.flush(access_of(ins.kind), step.counts);
-      else global_tally.flush(access_of(ins.kind), step.counts);
+      if (shared)
+        bank_tally.flush(access_of(ins.kind), step.counts);
+      else
+        global_tally.flush(access_of(ins.kind), step.counts);
     }
     for (const auto& [key, mask] : lanes)
       step_at(l, key.first).lanes_per_warp[key.second] = static_cast<unsigned>(__builtin_popcount(mask));
@@ -325,7 +342,8 @@ Difference first_difference(const Picture& reference, const Picture& yours) {
     if (i >= yours.steps.size()) {
       d.found = true;
       d.words = label + "the reference " + what_step_did(reference, reference.steps[i]) + "; yours has no step " +
-                std::to_string(i) + (yours.stop.stopped ? " (it stopped with a " + yours.stop.kind + ")" : " (it ended)");
+                std::to_string(i) +
+                (yours.stop.stopped ? " (it stopped with a " + yours.stop.kind + ")" : " (it ended)");
       return d;
     }
     if (i >= reference.steps.size()) {

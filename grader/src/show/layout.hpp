@@ -20,11 +20,11 @@ enum Use : unsigned char { kRead = 1, kWritten = 2, kAtomic = 4 };
 
 // One array drawn as a row of cells: a global allocation, or the block's shared memory.
 struct Memory {
-  std::string name;              // "input", "output", "shared", or "global 2" for another allocation
+  std::string name;  // "input", "output", "shared", or "global 2" for another allocation
   bool shared = false;
-  std::uintptr_t allocation = 0; // global: the allocation's device address
-  unsigned cell_bytes = 4;       // one cell: the narrowest access the kernel made to it
-  long long cells = 0;           // global: the whole allocation; shared: up to the last cell touched
+  std::uintptr_t allocation = 0;  // global: the allocation's device address
+  unsigned cell_bytes = 4;        // one cell: the narrowest access the kernel made to it
+  long long cells = 0;            // global: the whole allocation; shared: up to the last cell touched
 };
 
 struct Cell {
@@ -34,33 +34,33 @@ struct Cell {
 };
 
 struct Step {
-  std::size_t launch = 0;    // which launch of the run (labs 1-7 make one)
-  unsigned interval = 0;     // the barriers the block had passed: the book's step number
-  std::vector<unsigned> lanes_per_warp;   // lanes of each warp that accessed memory in this step
-  std::vector<bool> thread_active;        // per thread of the block
-  std::vector<std::vector<Cell>> cells;   // per memory (Picture::memories), per cell
-  Counters counts{};                      // this step's warp instructions, as the grader counts them
-  std::string barrier;                    // "01_simple.cu:19" where the step ended; empty for the last
+  std::size_t launch = 0;                // which launch of the run (labs 1-7 make one)
+  unsigned interval = 0;                 // the barriers the block had passed: the book's step number
+  std::vector<unsigned> lanes_per_warp;  // lanes of each warp that accessed memory in this step
+  std::vector<bool> thread_active;       // per thread of the block
+  std::vector<std::vector<Cell>> cells;  // per memory (Picture::memories), per cell
+  Counters counts{};                     // this step's warp instructions, as the grader counts them
+  std::string barrier;                   // "01_simple.cu:19" where the step ended; empty for the last
 };
 
 // How the drawn launch ended, when not normally: the row it stopped in and why.
 struct Stop {
   bool stopped = false;
-  std::string kind;         // "deadlock" or "fault"
-  std::size_t step = 0;     // index into Picture::steps of the step it stopped in
-  std::string where;        // who was where: "threads 0-3 wait at 01_simple.cu:20; 4-7 exited"
-  std::string message;      // the emulator's report, first line
+  std::string kind;      // "deadlock" or "fault"
+  std::size_t step = 0;  // index into Picture::steps of the step it stopped in
+  std::string where;     // who was where: "threads 0-3 wait at 01_simple.cu:20; 4-7 exited"
+  std::string message;   // the emulator's report, first line
 };
 
 struct Picture {
-  std::string kernel;          // demangled, without its parameter list
-  std::size_t n = 0;           // elements reduced
-  unsigned threads = 0;        // per block
+  std::string kernel;             // demangled, without its parameter list
+  std::size_t n = 0;              // elements reduced
+  unsigned threads = 0;           // per block
   unsigned long long blocks = 0;  // in the launch drawn (block 0 is drawn)
   std::vector<Memory> memories;
   std::vector<Step> steps;
   Stop stop;
-  bool truncated = false;      // the record hit its cap: later steps are missing
+  bool truncated = false;  // the record hit its cap: later steps are missing
   unsigned warps() const { return (threads + 31) / 32; }
 };
 

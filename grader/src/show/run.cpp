@@ -12,9 +12,9 @@ namespace reduce_lab::grader::show {
 
 namespace {
 
-constexpr std::size_t kBookSize = 16;     // Fig. 10.7's sixteen elements
-constexpr std::size_t kOneBlock = 4096;   // a 1024-thread block coarsened twice (labs 5-6); lab 4 in two blocks
-constexpr std::size_t kLargest = 1 << 16; // beyond this a picture is all summary
+constexpr std::size_t kBookSize = 16;      // Fig. 10.7's sixteen elements
+constexpr std::size_t kOneBlock = 4096;    // a 1024-thread block coarsened twice (labs 5-6); lab 4 in two blocks
+constexpr std::size_t kLargest = 1 << 16;  // beyond this a picture is all summary
 
 // The allocation the run reduced: n elements, the first such one the kernel read.
 std::uintptr_t input_allocation(const reduce_emu::Record& record, std::size_t n) {
@@ -28,15 +28,14 @@ std::uintptr_t input_allocation(const reduce_emu::Record& record, std::size_t n)
 
 }  // namespace
 
-std::size_t default_size(const ModuleInfo& module) {
-  return module.kind == LabKind::multipass ? kBookSize : kOneBlock;
-}
+std::size_t default_size(const ModuleInfo& module) { return module.kind == LabKind::multipass ? kBookSize : kOneBlock; }
 
 std::string size_problem(const ModuleInfo& module, std::size_t n) {
   if (n < 1 || n > kLargest)
     return "the picture is drawn for 1 to " + std::to_string(kLargest) + " elements, not " + std::to_string(n);
   if (module.kind == LabKind::multipass && (n < 2 || (n & (n - 1)) != 0))
-    return "lab " + std::to_string(module.lab) + " reduces whole segments of 2 x blockDim elements: its size is a power of two from 2";
+    return "lab " + std::to_string(module.lab) +
+           " reduces whole segments of 2 x blockDim elements: its size is a power of two from 2";
   return {};
 }
 

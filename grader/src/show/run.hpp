@@ -22,10 +22,10 @@ std::string size_problem(const ModuleInfo& module, std::size_t n);
 
 struct RecordedRun {
   Picture picture;
-  bool ran = false;    // the pass ended without a fault
-  std::string error;   // its fault otherwise, as the grader reports it
-  double value = 0;    // output[0] after the one pass (multipass: the block-0 partial sum)
-  bool todo = false;   // the kernel still runs REDUCE_LAB_TODO(): not started, nothing to draw
+  bool ran = false;   // the pass ended without a fault
+  std::string error;  // its fault otherwise, as the grader reports it
+  double value = 0;   // output[0] after the one pass (multipass: the block-0 partial sum)
+  bool todo = false;  // the kernel still runs REDUCE_LAB_TODO(): not started, nothing to draw
 };
 
 // Runs one pass (one call) of `module` on n float inputs 1, 2, 3, 1, 2, 3, ... (exact sums), summed,

@@ -10,12 +10,12 @@ namespace reduce_lab::grader::show {
 
 namespace {
 
-constexpr int kCell = 12;       // a cell's square, in pixels
-constexpr int kRow = 16;        // a step's row
-constexpr int kLabel = 66;      // the step labels' column
-constexpr int kGap = 14;        // between areas
-constexpr int kCounts = 250;    // the counts' column
-constexpr int kHead = 58;       // a panel's title and area headings
+constexpr int kCell = 12;     // a cell's square, in pixels
+constexpr int kRow = 16;      // a step's row
+constexpr int kLabel = 66;    // the step labels' column
+constexpr int kGap = 14;      // between areas
+constexpr int kCounts = 250;  // the counts' column
+constexpr int kHead = 58;     // a panel's title and area headings
 constexpr int kMargin = 16;
 constexpr int kBesideWidth = 1200;  // wider than this, the two pictures are stacked
 
@@ -61,13 +61,15 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
   std::vector<Area> areas;
   int x = x0 + kLabel;
   auto add = [&](const std::string& heading, long long columns) {
-    const int width = static_cast<int>(std::max<long long>(columns * kCell, static_cast<long long>(heading.size()) * 6));
+    const int width =
+        static_cast<int>(std::max<long long>(columns * kCell, static_cast<long long>(heading.size()) * 6));
     areas.push_back({heading, columns, x});
     x += width + kGap;
   };
   add(threads_by_warp(p) ? "warps (lanes at work)" : "threads", thread_columns(p));
   for (const Memory& m : p.memories)
-    add(area_heading(m.name, columns_of(p, m.cells)) + (m.shared ? " · shared" : " · global"), columns_of(p, m.cells).count());
+    add(area_heading(m.name, columns_of(p, m.cells)) + (m.shared ? " · shared" : " · global"),
+        columns_of(p, m.cells).count());
   const int counts_x = x;
   const int width = counts_x + kCounts - x0;
 
@@ -76,7 +78,8 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
   for (const Area& a : areas)
     svg << "<text class=\"area\" x=\"" << a.x << "\" y=\"" << y0 + kHead - 30 << "\" font-size=\"10\" fill=\"#444\">"
         << xml_escaped(a.heading) << "</text>\n";
-  svg << "<text x=\"" << counts_x << "\" y=\"" << y0 + kHead - 30 << "\" font-size=\"10\" fill=\"#444\">counts</text>\n";
+  svg << "<text x=\"" << counts_x << "\" y=\"" << y0 + kHead - 30
+      << "\" font-size=\"10\" fill=\"#444\">counts</text>\n";
 
   for (std::size_t s = 0; s < p.steps.size(); ++s) {
     const Step& step = p.steps[s];
@@ -115,12 +118,12 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
         if (cols.per == 1 && step.cells[m][static_cast<std::size_t>(c)].has_value)
           tip += " = " + number(step.cells[m][static_cast<std::size_t>(c)].value);
         svg << "<rect class=\"cell\" x=\"" << a.x + c * kCell << "\" y=\"" << y << "\" width=\"" << kCell - 1
-            << "\" height=\"" << kCell - 1 << "\" fill=\"" << fill_of(use, memory.shared) << "\"><title>" << xml_escaped(tip)
-            << "</title></rect>\n";
+            << "\" height=\"" << kCell - 1 << "\" fill=\"" << fill_of(use, memory.shared) << "\"><title>"
+            << xml_escaped(tip) << "</title></rect>\n";
       }
     }
-    svg << "<text class=\"counts\" x=\"" << counts_x << "\" y=\"" << y + kCell - 2 << "\" font-size=\"10\" fill=\"#333\">"
-        << counts_words(step) << "</text>\n";
+    svg << "<text class=\"counts\" x=\"" << counts_x << "\" y=\"" << y + kCell - 2
+        << "\" font-size=\"10\" fill=\"#333\">" << counts_words(step) << "</text>\n";
     if (p.stop.stopped && p.stop.step == s)
       svg << "<text class=\"stop\" x=\"" << x0 + 46 << "\" y=\"" << y + kCell - 2
           << "\" font-size=\"11\" font-weight=\"bold\" fill=\"#c62828\">✖<title>" << p.stop.kind << "</title></text>\n";
@@ -161,8 +164,10 @@ std::string svg(const Drawing& d) {
     const int drawn = panel(body, *picture, label, picture == d.yours ? &d.difference : nullptr, x, y);
     const int height = kHead - 24 + static_cast<int>(picture->steps.size()) * kRow + 12;
     width = std::max(width, x + drawn + kMargin);
-    if (beside) x += drawn + 2 * kMargin;
-    else y += height + 12;
+    if (beside)
+      x += drawn + 2 * kMargin;
+    else
+      y += height + 12;
   }
   if (beside) {
     std::size_t rows = 0;
@@ -177,25 +182,29 @@ std::string svg(const Drawing& d) {
                                                       : "Your kernel's picture is the reference's, step for step."});
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped)
-      notes.push_back({"stop", "✖ " + std::string(picture == d.yours ? "yours" : "the reference") + " stopped in step " + std::to_string(picture->stop.step) + " with a " +
+      notes.push_back({"stop", "✖ " + std::string(picture == d.yours ? "yours" : "the reference") +
+                                   " stopped in step " + std::to_string(picture->stop.step) + " with a " +
                                    picture->stop.kind + ": " + picture->stop.where + ". " + picture->stop.message});
-  notes.push_back({"legend", "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
-                             "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});
+  notes.push_back({"legend",
+                   "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
+                   "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});
   if (!d.note.empty()) notes.push_back({"note", d.note});
   for (const auto& [cls, text] : notes)
     for (const std::string& line : lines_of(text, chars)) {
       body << "<text class=\"" << cls << "\" x=\"" << kMargin << "\" y=\"" << y << "\" font-size=\"11\" fill=\""
-           << (cls == "difference" && d.difference.found ? "#c62828" : cls == "stop" ? "#c62828" : "#333") << "\">"
-           << xml_escaped(line) << "</text>\n";
+           << (cls == "difference" && d.difference.found ? "#c62828"
+               : cls == "stop"                           ? "#c62828"
+                                                         : "#333")
+           << "\">" << xml_escaped(line) << "</text>\n";
       y += 15;
     }
   const int height = y + kMargin;
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
-      << width << " " << height << "\" font-family=\"sans-serif\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"sans-serif\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
-      << "<text class=\"title\" x=\"" << kMargin << "\" y=\"" << kMargin + 12 << "\" font-size=\"15\" font-weight=\"bold\">"
-      << xml_escaped(d.title) << "</text>\n"
+      << "<text class=\"title\" x=\"" << kMargin << "\" y=\"" << kMargin + 12
+      << "\" font-size=\"15\" font-weight=\"bold\">" << xml_escaped(d.title) << "</text>\n"
       << body.str() << "</svg>\n";
   return svg.str();
 }

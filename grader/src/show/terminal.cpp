@@ -17,8 +17,10 @@ struct Line {
     width += static_cast<unsigned>(plain.size());
   }
   void glyph(const char* utf8, const char* colour_code, bool colour) {  // one column
-    if (colour && colour_code) text += std::string("\033[") + colour_code + "m" + utf8 + "\033[0m";
-    else text += utf8;
+    if (colour && colour_code)
+      text += std::string("\033[") + colour_code + "m" + utf8 + "\033[0m";
+    else
+      text += utf8;
     width += 1;
   }
   void pad(unsigned to) {
@@ -36,11 +38,16 @@ const char* const kShades[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", 
 // A cell's glyph: untouched, read, written, read and written (the tree's in-place add), atomic.
 void use_glyph(Line& line, unsigned char use, bool shared, bool colour) {
   const char* colour_code = shared ? "35" : "34";  // shared magenta, global blue
-  if (use & kAtomic) line.glyph("⊕", "1;31", colour);
-  else if ((use & kRead) && (use & kWritten)) line.glyph("◉", colour_code, colour);
-  else if (use & kWritten) line.glyph("●", colour_code, colour);
-  else if (use & kRead) line.glyph("○", colour_code, colour);
-  else line.glyph("·", "2", colour);
+  if (use & kAtomic)
+    line.glyph("⊕", "1;31", colour);
+  else if ((use & kRead) && (use & kWritten))
+    line.glyph("◉", colour_code, colour);
+  else if (use & kWritten)
+    line.glyph("●", colour_code, colour);
+  else if (use & kRead)
+    line.glyph("○", colour_code, colour);
+  else
+    line.glyph("·", "2", colour);
 }
 
 std::string short_name(const std::string& name) {
@@ -68,7 +75,8 @@ std::vector<unsigned> area_widths(const Picture& p, std::vector<std::string>* he
   Columns threads;
   threads.items = p.threads;
   threads.per = threads_by_warp(p) ? 32 : 1;
-  add(threads_by_warp(p) ? "warps" : "threads", threads_by_warp(p) ? Columns{p.warps(), 1} : threads, thread_columns(p));
+  add(threads_by_warp(p) ? "warps" : "threads", threads_by_warp(p) ? Columns{p.warps(), 1} : threads,
+      thread_columns(p));
   for (const Memory& m : p.memories) {
     const Columns c = columns_of(p, m.cells);
     add(m.name, c, c.count());
@@ -94,8 +102,10 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
     const Step& step = p.steps[s];
     Line row;
     const bool differs = difference && difference->found && difference->step == s;
-    if (differs) row.glyph("▶", "1;31", colour);
-    else row.add(" ");
+    if (differs)
+      row.glyph("▶", "1;31", colour);
+    else
+      row.add(" ");
     char number[8];
     std::snprintf(number, sizeof number, "%3zu ", s);
     row.add(number);
@@ -103,13 +113,17 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
     if (threads_by_warp(p)) {
       for (unsigned w = 0; w < p.warps(); ++w) {
         const unsigned lanes = step.lanes_per_warp[w];
-        if (lanes == 0) row.glyph("·", "2", colour);
-        else row.glyph(kShades[(lanes * 8 + 31) / 32 - 1], lanes == 32 ? "32" : "33", colour);
+        if (lanes == 0)
+          row.glyph("·", "2", colour);
+        else
+          row.glyph(kShades[(lanes * 8 + 31) / 32 - 1], lanes == 32 ? "32" : "33", colour);
       }
     } else {
       for (unsigned t = 0; t < p.threads; ++t)
-        if (step.thread_active[t]) row.glyph("█", "32", colour);
-        else row.glyph("·", "2", colour);
+        if (step.thread_active[t])
+          row.glyph("█", "32", colour);
+        else
+          row.glyph("·", "2", colour);
     }
     at += widths[0] + 1;
     row.pad(at);
@@ -129,8 +143,8 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
 std::string counts_text(const Step& step) {
   const StepCounts c = counts_of(step);
   char text[96];
-  std::snprintf(text, sizeof text, "%-9s %7llu %6llu %5llu %5s", c.requests.c_str(), c.sectors, c.wavefronts, c.conflicts,
-                c.simd.c_str());
+  std::snprintf(text, sizeof text, "%-9s %7llu %6llu %5llu %5s", c.requests.c_str(), c.sectors, c.wavefronts,
+                c.conflicts, c.simd.c_str());
   return text;
 }
 
@@ -181,14 +195,16 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   }
   out << "legend: █ active thread  ▁..█ lanes of a warp at work  · idle or untouched\n"
       << "        ○ read  ● written  ◉ read and written  ⊕ atomic; "
-      << (colour ? "\033[34mglobal\033[0m, \033[35mshared\033[0m memory" : "in, out: global, sh: shared memory") << "\n";
+      << (colour ? "\033[34mglobal\033[0m, \033[35mshared\033[0m memory" : "in, out: global, sh: shared memory")
+      << "\n";
   bool summarised = false;
   for (const auto& entry : pictures)
     for (const Memory& m : entry.first->memories) summarised = summarised || columns_of(*entry.first, m.cells).per > 1;
   if (summarised) out << "        input/64: a column stands for 64 elements, the uses of any of them shown\n";
 
   // The grader's counts for each step, side by side.
-  out << "\n" << bold << "counts per step" << reset << ": requests ld+st(+atomic), sectors, shared wavefronts,\n"
+  out << "\n"
+      << bold << "counts per step" << reset << ": requests ld+st(+atomic), sectors, shared wavefronts,\n"
       << "bank conflicts, SIMD efficiency (active lanes / 32 per warp instruction)\n";
   char head[160];
   std::snprintf(head, sizeof head, "%-9s %7s %6s %5s %5s", "requests", "sectors", "wavefr", "confl", "SIMD");
@@ -228,8 +244,8 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped) {
       std::ostringstream what;
-      what << "✖ " << (picture == d.yours ? "yours" : "the reference") << " stopped in step " << picture->stop.step << " with a " << picture->stop.kind << ": "
-           << picture->stop.where << ". " << picture->stop.message;
+      what << "✖ " << (picture == d.yours ? "yours" : "the reference") << " stopped in step " << picture->stop.step
+           << " with a " << picture->stop.kind << ": " << picture->stop.where << ". " << picture->stop.message;
       wrapped(out, what.str(), width, "  ");
     }
   for (const auto& [picture, label] : pictures)
