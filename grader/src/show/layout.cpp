@@ -399,6 +399,10 @@ Difference first_difference(const Picture& reference, const Picture& yours) {
       d.words = label;
       for (std::size_t k = 0; k < parts.size() && k < 3; ++k) d.words += (k ? "; " : "") + parts[k];
       if (parts.size() > 3) d.words += "; ...";
+      // A tree cut short or run too long shows in the number of steps as well.
+      if (reference.steps.size() != yours.steps.size())
+        d.words += " (the reference has " + std::to_string(reference.steps.size()) + " steps, yours " +
+                   std::to_string(yours.steps.size()) + ")";
       return d;
     }
     if (!value_words.empty()) {
