@@ -22,7 +22,9 @@ std::string format(const char* pattern, double value) {
   return text;
 }
 
-std::string escaped(const std::string& text) {
+}  // namespace
+
+std::string xml_escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
@@ -35,6 +37,8 @@ std::string escaped(const std::string& text) {
   }
   return out;
 }
+
+namespace {
 
 // A round step for axis ticks: 1, 2 or 5 times a power of ten, about `top` / 5.
 double tick_step(double top) {
@@ -225,7 +229,7 @@ std::string staircase_svg(const Staircase& staircase) {
       << "<title>reduction-labs staircase</title>\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   svg << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">GB/s per lab"
-      << escaped(staircase.device.empty() ? "" : " on " + staircase.device) << "</text>\n"
+      << xml_escaped(staircase.device.empty() ? "" : " on " + staircase.device) << "</text>\n"
       << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">4 bytes x n / median time of the whole reduction"
       << (staircase.n ? ", n = " + size_text(staircase.n) + " floats" : "") << "</text>\n";
   // Axis and grid.
@@ -254,8 +258,8 @@ std::string staircase_svg(const Staircase& staircase) {
       const double y = y_of(step.gbs);
       svg << "<rect class=\"bar\" data-lab=\"" << step.lab << "\" x=\"" << centre - bar_w / 2 << "\" y=\"" << y
           << "\" width=\"" << bar_w << "\" height=\"" << std::max(base - y, 1.0) << "\" fill=\""
-          << (step.passed ? "#2e7d32" : "#c62828") << "\"><title>" << escaped(lab_title(step.lab)) << ": "
-          << format("%.0f GB/s", step.gbs) << " (" << escaped(step.summary) << ")</title></rect>\n"
+          << (step.passed ? "#2e7d32" : "#c62828") << "\"><title>" << xml_escaped(lab_title(step.lab)) << ": "
+          << format("%.0f GB/s", step.gbs) << " (" << xml_escaped(step.summary) << ")</title></rect>\n"
           << "<text class=\"value\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << y - 6
           << "\" font-size=\"11\" text-anchor=\"middle\">" << format("%.0f", step.gbs) << "</text>\n";
     } else {
@@ -265,7 +269,7 @@ std::string staircase_svg(const Staircase& staircase) {
     svg << "<text class=\"label\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << base + 20
         << "\" font-size=\"13\" text-anchor=\"middle\">lab " << step.lab << "</text>\n"
         << "<text class=\"label-name\" data-lab=\"" << step.lab << "\" x=\"" << centre << "\" y=\"" << base + 37
-        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">" << escaped(step.name) << "</text>\n";
+        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">" << xml_escaped(step.name) << "</text>\n";
   }
   // Reference lines, with their labels in the right margin kept apart.
   struct Line {
@@ -289,7 +293,7 @@ std::string staircase_svg(const Staircase& staircase) {
     const double label_y = std::max(line.y + 4, last_label + 15);
     last_label = label_y;
     svg << "<text class=\"" << line.cls << "-label\" x=\"" << kLeft + plot_w + 8 << "\" y=\"" << label_y
-        << "\" font-size=\"12\" fill=\"" << line.colour << "\">" << escaped(line.label) << "</text>\n";
+        << "\" font-size=\"12\" fill=\"" << line.colour << "\">" << xml_escaped(line.label) << "</text>\n";
   }
   // Key.
   const double key_y = kHeight - 22;
@@ -301,7 +305,7 @@ std::string staircase_svg(const Staircase& staircase) {
     svg << "<rect x=\"" << kLeft + 280 << "\" y=\"" << key_y - 10
         << "\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"#555\" stroke-dasharray=\"3 2\"/>"
         << "<text x=\"" << kLeft + 298 << "\" y=\"" << key_y << "\" font-size=\"11\">reference solution ("
-        << escaped(staircase.reference_note) << ")</text>\n";
+        << xml_escaped(staircase.reference_note) << ")</text>\n";
   svg << "</svg>\n";
   return svg.str();
 }
@@ -333,8 +337,8 @@ std::string bench_svg(const nlohmann::json& bench) {
       << kWidth << " " << kHeight << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
       << "<title>reduction-labs bench</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
       << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">GB/s against n"
-      << escaped(bench.value("device", "").empty() ? "" : " on " + bench.value("device", "")) << "</text>\n"
-      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">" << escaped(bench.value("sources", ""))
+      << xml_escaped(bench.value("device", "").empty() ? "" : " on " + bench.value("device", "")) << "</text>\n"
+      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">" << xml_escaped(bench.value("sources", ""))
       << ": 4 bytes x n / median time of " << bench.value("samples", 0) << " samples</text>\n";
   for (double tick = 0; tick <= axis_top + 1e-9; tick += step_gbs)
     svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << y_of(tick) << "\" y2=\"" << y_of(tick)
@@ -358,7 +362,7 @@ std::string bench_svg(const nlohmann::json& bench) {
     for (const nlohmann::json& point : series["points"])
       points += format("%.1f", x_of(point["n"].get<double>())) + "," + format("%.1f", y_of(number_at(point, "gbs"))) + " ";
     const std::string name = series.value("name", "");
-    svg << "<polyline class=\"series\" data-series=\"" << escaped(name) << "\" points=\"" << points
+    svg << "<polyline class=\"series\" data-series=\"" << xml_escaped(name) << "\" points=\"" << points
         << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"" << (kind == "lab" ? 2 : 2.5) << "\""
         << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>\n";
     for (const nlohmann::json& point : series["points"])
@@ -368,7 +372,7 @@ std::string bench_svg(const nlohmann::json& bench) {
     svg << "<line x1=\"" << kLeft + plot_w + 14 << "\" x2=\"" << kLeft + plot_w + 36 << "\" y1=\"" << key_y - 4
         << "\" y2=\"" << key_y - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\""
         << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/><text x=\"" << kLeft + plot_w + 42
-        << "\" y=\"" << key_y << "\" font-size=\"11\">" << escaped(name) << "</text>\n";
+        << "\" y=\"" << key_y << "\" font-size=\"11\">" << xml_escaped(name) << "</text>\n";
   }
   svg << "</svg>\n";
   return svg.str();

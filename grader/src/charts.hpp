@@ -46,6 +46,9 @@ std::string staircase_svg(const Staircase& staircase);
 // bench.json (./lab bench) as GB/s against n, one line per lab, CUB and copy.
 std::string bench_svg(const nlohmann::json& bench);
 
+// Text made safe for SVG (XML) text and attribute values.
+std::string xml_escaped(const std::string& text);
+
 // Whether standard output gets colour: a terminal, NO_COLOR unset, TERM not "dumb".
 bool colour_wanted();
 

@@ -56,6 +56,14 @@ std::string doc_line(int lab, const std::string& hint) {
 }
 std::string doc_line(int lab) { return doc_line(lab, ""); }
 
+// A wrong or miscounted lab also points at its picture: what the kernel did, step by step,
+// beside the reference's (./lab show, drawn from the emulator's record of a small run).
+std::string picture_line(int lab) {
+  const std::string n = std::to_string(lab);
+  return "\nSee it: ./lab show " + n + " draws what your kernel did, step by step, beside the reference's\n"
+         "(and writes build/grade-emu/show/lab0" + n + ".svg).";
+}
+
 std::string indented(const std::string& text) {
   std::string out = "  ";
   for (char c : text) {
@@ -292,7 +300,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     if (!wrong.empty())
       message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
     const bool whole_segments = module->kind == LabKind::multipass && is_power_of_two(fault->what.n);
-    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments));
+    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments)) << picture_line(lab);
     return fail(fault_summary(fault->fault, fault->what.label), message.str(), figures);
   }
   if (!grader_error.empty())
@@ -322,7 +330,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
-  message << replay << doc_line(lab, hint);
+  message << replay << doc_line(lab, hint) << picture_line(lab);
   return fail(summary, message.str(), figures);
 }
 
@@ -362,7 +370,7 @@ Verdict counting_fault(int lab, const std::string& label, const std::string& err
   return fail(fault_summary(fault, label), lab_title(lab) + " stopped with " + fault_name(fault.kind) +
                                                " while being counted at " + label + ":\n" + indented(error) + "\n" +
                                                "Replay: " + replay_command(lab) + "\n" +
-                                               doc_line(lab, fault_hint_at(fault.kind, whole_segments)));
+                                               doc_line(lab, fault_hint_at(fault.kind, whole_segments)) + picture_line(lab));
 }
 
 }  // namespace
@@ -433,7 +441,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
                     ", but its tree costs more in shared memory than the lesson's. At n = " +
                     std::to_string(shared_problem_n) + ", counted per warp instruction (a wavefront is one pass of "
                     "the 32 banks):\n    " + shared_problem->line + "\n" +
-                    doc_line(lab, shared_hint(*shared_problem->problem)),
+                    doc_line(lab, shared_hint(*shared_problem->problem)) + picture_line(lab),
                 measured);
   if (p.empty())
     return pass(summary, lab_title(lab) + " issues exactly the global-memory requests of " + lab_info(lab).figure +
@@ -441,7 +449,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
   return fail(summary.empty() ? "counts differ" : summary + " (differs)",
               lab_title(lab) + " does not access global memory the way " + lab_info(lab).figure +
                   " does. Counted per warp instruction (a request is one 128-byte segment):\n" + p +
-                  "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab),
+                  "A correct result with other counts means a different algorithm than the lesson's.\n" + doc_line(lab) + picture_line(lab),
               measured);
 }
 
@@ -585,7 +593,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
     return fail(first_shared->summary + ": " + first_label,
                 lab_title(lab) + " uses global memory as this lab asks, but its tree costs more in shared memory "
                                  "than a conflict-free convergent tree (a wavefront is one pass of the 32 banks):\n" +
-                    problems.str() + doc_line(lab, shared_hint(*first_shared->problem)),
+                    problems.str() + doc_line(lab, shared_hint(*first_shared->problem)) + picture_line(lab),
                 measured);
   // The root cause's own figures head the table cell when they are the point ("atomic requests
   // 0, expected 1"), so the headline does not say "stores" where the lesson is the atomic.
@@ -595,7 +603,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   const bool generic_ops = plan.ops.size() > 1 || plan.ops.front() != Op::sum;
   return fail(headline + ": " + first_label,
               lab_title(lab) + " does not use global memory as this lab asks:\n" + problems.str() +
-                  doc_line(lab, traffic_hint(*first_problem, generic_ops, lab)),
+                  doc_line(lab, traffic_hint(*first_problem, generic_ops, lab)) + picture_line(lab),
               measured);
 }
 

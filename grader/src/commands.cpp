@@ -17,6 +17,7 @@
 #include "device.hpp"
 #include "grade_report.hpp"
 #include "report.hpp"
+#include "show/command.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
@@ -274,6 +275,8 @@ int run_command(int argc, char** argv) {
     if (command == "--table") return table_command(argc, argv);
     if (command == "--calibrate") return calibrate_command(argc, argv);
     if (command == "--bench") return bench_command(argc, argv);
+    if (command == "--show") return show::show_command(argc, argv);
+    if (command == "--show-docs") return show::show_docs_command(argc, argv);
     if (command == "--probe-gpu") {
       // ./lab's last word on whether this machine's GPU can run the labs: the CUDA runtime's
       // own answer (a driver older than the toolkit, no device, no permission).

@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
   const int current_lab = find_current_test(rest);
   if (needs_chromium && find_chromium().empty())
     skip_reason = "headless Chromium was not found (Debian and Ubuntu: apt-get install chromium; or set "
-                  "REDUCE_LAB_CHROMIUM to a Chrome or Chromium binary), so the staircase SVG was not rendered";
+                  "REDUCE_LAB_CHROMIUM to a Chrome or Chromium binary), so the SVG pictures (staircase, ./lab show) were not rendered";
   if (!skip_reason.empty()) {
     std::printf("SKIPPED: %s\n", skip_reason.c_str());
     record_current(skip("skipped", skip_reason));

@@ -84,7 +84,10 @@ std::string module_fingerprint(int number) {
 }
 
 std::string lab_source_file(int number, Origin origin) {
-  const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");
+  return lab_source_file_in(env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", "."), number);
+}
+
+std::string lab_source_file_in(const std::string& dir, int number) {
   char name[32];
   std::snprintf(name, sizeof name, "lab%02d.source", number);
   bool found = false;
@@ -94,14 +97,18 @@ std::string lab_source_file(int number, Origin origin) {
 }
 
 LoadedLab load_lab(int number, Flavor flavor, Origin origin) {
-  static std::map<std::string, LoadedLab> cache;
   const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");
+  const std::string source = origin == Origin::stub ? "labs/" + std::string(lab_info(number).stem) + ".cu"
+                                                    : lab_source(number);
+  return load_lab_from(dir, number, flavor, source);
+}
+
+LoadedLab load_lab_from(const std::string& dir, int number, Flavor flavor, const std::string& source) {
+  static std::map<std::string, LoadedLab> cache;
   const std::string stem = dir + "/" + module_file_stem(number, flavor);
   if (auto hit = cache.find(stem); hit != cache.end()) return hit->second;
 
   LoadedLab result;
-  const std::string source = origin == Origin::stub ? "labs/" + std::string(lab_info(number).stem) + ".cu"
-                                                    : lab_source(number);
   const std::string log_path = stem + ".log";
   bool have_status = false;
   const std::string status = read_file(stem + ".status", &have_status);

@@ -25,6 +25,10 @@ struct LoadedLab {
 // Loads lab `number` (1..7). Modules stay loaded for the life of the process.
 LoadedLab load_lab(int number, Flavor flavor, Origin origin = Origin::graded);
 
+// The same from the module folder `dir` of any build (./lab show loads the student's and the
+// reference's side by side); `source` names the lab file in its messages.
+LoadedLab load_lab_from(const std::string& dir, int number, Flavor flavor, const std::string& source);
+
 // Lab `number`'s built modules (the graded ones, every flavour) with their sizes and times of
 // change; empty when none is built. Two processes that agree on it run the same build.
 std::string module_fingerprint(int number);
@@ -32,6 +36,8 @@ std::string module_fingerprint(int number);
 // The path of the lab file the build compiled into lab `number`'s modules (the build writes
 // it beside them), or an empty string when it is not known.
 std::string lab_source_file(int number, Origin origin = Origin::graded);
+
+std::string lab_source_file_in(const std::string& dir, int number);
 
 // File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
 std::string module_file_stem(int number, Flavor flavor);

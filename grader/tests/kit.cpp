@@ -133,4 +133,66 @@ std::string find_chromium() {
   return "";
 }
 
+
+namespace {
+
+std::string base64_decode(const std::string& text) {
+  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned value = 0;
+  int bits = 0;
+  for (char c : text) {
+    const std::size_t index = alphabet.find(c);
+    if (index == std::string::npos) continue;  // padding and line breaks
+    value = value << 6 | static_cast<unsigned>(index);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((value >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json render_in_chromium(const std::filesystem::path& dir, const nlohmann::json& charts, const char* measure) {
+  const auto page = dir / "render.html";
+  // Each SVG is parsed as XML (a malformed one is an error, as in any viewer), put in the
+  // document and laid out; the test's measure(svg, view) says what to read of it.
+  static const char* const kEach = R"(
+const result = {};
+for (const [name, text] of Object.entries(charts)) {
+  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const error = parsed.getElementsByTagName('parsererror');
+  if (error.length) { result[name] = {error: error[0].textContent}; continue; }
+  const svg = document.importNode(parsed.documentElement, true);
+  document.body.appendChild(svg);
+  result[name] = measure(svg, svg.viewBox.baseVal);
+}
+document.getElementById('result').textContent = btoa(unescape(encodeURIComponent(JSON.stringify(result))));
+)";
+  std::ofstream(page) << "<!doctype html><html><body><pre id=\"result\">not run</pre><script>const charts = "
+                      << charts.dump() << ";" << measure << kEach << "</script></body></html>\n";
+  const std::string command = "timeout 120 '" + find_chromium() +
+                              "' --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                              "--disable-background-networking --disable-component-update --disable-sync --user-data-dir='" +
+                              (dir / "profile").string() + "' --dump-dom 'file://" + page.string() + "' 2>'" +
+                              (dir / "chromium.log").string() + "'";
+  std::string dom;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) dom.append(buffer, got);
+    pclose(pipe);
+  }
+  const std::size_t begin = dom.find("<pre id=\"result\">");
+  const std::size_t end = dom.find("</pre>", begin);
+  INFO("Chromium's page:\n" << dom.substr(0, 2000) << "\nits log:\n" << read_text(dir / "chromium.log").substr(0, 2000));
+  REQUIRE(begin != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  const std::string encoded = dom.substr(begin + 17, end - begin - 17);
+  REQUIRE(encoded != "not run");
+  return nlohmann::json::parse(base64_decode(encoded));
+}
+
 }  // namespace reduce_lab::grader

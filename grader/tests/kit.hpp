@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "catch.hpp"
 #include "checks.hpp"
 
@@ -48,5 +50,12 @@ std::filesystem::path fresh_dir(const std::string& name);
 // The headless browser the staircase test renders SVG in: REDUCE_LAB_CHROMIUM, else chromium,
 // chromium-browser or google-chrome on the PATH; empty when there is none.
 std::string find_chromium();
+
+// Renders SVGs as a browser does: headless Chromium parses each of `charts` (name -> SVG text),
+// puts it in a page in `dir` and lays it out, and calls `measure`'s JavaScript function
+// measure(svg, view) on it (view: its viewBox); what that returns comes back per name (through
+// the page's text, as base64 of JSON, which --dump-dom prints unescaped), or {"error": ...} for
+// an SVG that does not parse. The staircase and the pictures of ./lab show use it.
+nlohmann::json render_in_chromium(const std::filesystem::path& dir, const nlohmann::json& charts, const char* measure);
 
 }  // namespace reduce_lab::grader

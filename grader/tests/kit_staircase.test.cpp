@@ -18,71 +18,19 @@ using namespace reduce_lab::grader;
 
 namespace {
 
-std::string base64_decode(const std::string& text) {
-  static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned value = 0;
-  int bits = 0;
-  for (char c : text) {
-    const std::size_t index = alphabet.find(c);
-    if (index == std::string::npos) continue;  // padding and line breaks
-    value = value << 6 | static_cast<unsigned>(index);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((value >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
-// The page: each SVG is parsed as XML (a malformed one is an error, as in any viewer), put in
-// the document, laid out, and every drawn element's box measured. The result goes into the
-// page as base64, which --dump-dom prints without escaping anything in it.
+// What the staircase test reads of each chart: every drawn element's box, by kind.
 const char* const kMeasure = R"(
-const result = {};
-for (const [name, text] of Object.entries(charts)) {
-  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const error = parsed.getElementsByTagName('parsererror');
-  if (error.length) { result[name] = {error: error[0].textContent}; continue; }
-  const svg = document.importNode(parsed.documentElement, true);
-  document.body.appendChild(svg);
-  const view = svg.viewBox.baseVal;
+function measure(svg, view) {
   const boxes = (selector) => Array.from(svg.querySelectorAll(selector)).map((e) => {
     const b = e.getBBox();
     return {lab: e.getAttribute('data-lab'), series: e.getAttribute('data-series'), text: e.textContent,
             x: b.x, y: b.y, width: b.width, height: b.height, points: e.points ? e.points.numberOfItems : 0};
   });
-  result[name] = {width: view.width, height: view.height, bars: boxes('rect.bar'), labels: boxes('text.label'),
-                  names: boxes('text.label-name'), untimed: boxes('text.untimed'), references: boxes('rect.reference'),
-                  copy: boxes('line.copy'), cub: boxes('line.cub'), series: boxes('polyline.series')};
+  return {width: view.width, height: view.height, bars: boxes('rect.bar'), labels: boxes('text.label'),
+          names: boxes('text.label-name'), untimed: boxes('text.untimed'), references: boxes('rect.reference'),
+          copy: boxes('line.copy'), cub: boxes('line.cub'), series: boxes('polyline.series')};
 }
-document.getElementById('result').textContent = btoa(JSON.stringify(result));
 )";
-
-nlohmann::json render(const std::filesystem::path& dir, const nlohmann::json& charts) {
-  const auto page = dir / "render.html";
-  std::ofstream(page) << "<!doctype html><html><body><pre id=\"result\">not run</pre><script>const charts = "
-                      << charts.dump() << ";" << kMeasure << "</script></body></html>\n";
-  const std::string command = "timeout 120 '" + find_chromium() +
-                              "' --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir='" +
-                              (dir / "profile").string() + "' --dump-dom 'file://" + page.string() + "' 2>'" +
-                              (dir / "chromium.log").string() + "'";
-  std::string dom;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[4096];
-    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) dom.append(buffer, got);
-    pclose(pipe);
-  }
-  const std::size_t begin = dom.find("<pre id=\"result\">");
-  const std::size_t end = dom.find("</pre>", begin);
-  INFO("Chromium's page:\n" << dom.substr(0, 2000) << "\nits log:\n" << read_text(dir / "chromium.log").substr(0, 2000));
-  REQUIRE(begin != std::string::npos);
-  REQUIRE(end != std::string::npos);
-  const std::string encoded = dom.substr(begin + 17, end - begin - 17);
-  REQUIRE(encoded != "not run");
-  return nlohmann::json::parse(base64_decode(encoded));
-}
 
 bool inside(const nlohmann::json& box, const nlohmann::json& chart) {
   return box["x"] >= 0 && box["y"] >= 0 && box["x"].get<double>() + box["width"].get<double>() <= chart["width"].get<double>() &&
@@ -123,7 +71,7 @@ TEST_CASE("kit staircase") {
   }
 
   const auto dir = fresh_dir("staircase");
-  const nlohmann::json drawn = render(dir, {{"staircase", staircase_svg(staircase)}, {"bench", bench_svg(bench)}});
+  const nlohmann::json drawn = render_in_chromium(dir, {{"staircase", staircase_svg(staircase)}, {"bench", bench_svg(bench)}}, kMeasure);
   const nlohmann::json& chart = drawn["staircase"];
   INFO(chart.dump(1));
   REQUIRE_FALSE(chart.contains("error"));

@@ -1,0 +1,35 @@
+// One small run of a lab on the emulator with the record on: what a picture is drawn from.
+// Emulator builds only (the record is the emulator's).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <reduce_lab/abi.h>
+
+#include "show/layout.hpp"
+
+namespace reduce_lab::grader::show {
+
+// The size a lab is drawn at unless asked otherwise: the book's figures (16 elements, one block
+// of 8 threads) for the labs whose kernels are the book's single-block trees; for the others
+// 4096, a 1024-thread block's segment coarsened twice (labs 5-6; lab 4 takes two blocks).
+std::size_t default_size(const ModuleInfo& module);
+
+// Why `n` cannot be drawn for this lab (empty when it can): the multipass labs reduce whole
+// segments, so n is a power of two; and the picture is for small runs.
+std::string size_problem(const ModuleInfo& module, std::size_t n);
+
+struct RecordedRun {
+  Picture picture;
+  bool ran = false;   // the pass ended without a fault
+  std::string error;  // its fault otherwise, as the grader reports it
+  double value = 0;   // output[0] after the one pass (multipass: the block-0 partial sum)
+  bool todo = false;  // the kernel still runs REDUCE_LAB_TODO(): not started, nothing to draw
+};
+
+// Runs one pass (one call) of `module` on n float inputs 1, 2, 3, 1, 2, 3, ... (exact sums), summed,
+// under a fixed thread order so a picture is the same every time.
+RecordedRun record_run(const ModuleInfo& module, std::size_t n);
+
+}  // namespace reduce_lab::grader::show

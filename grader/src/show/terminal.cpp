@@ -1,0 +1,257 @@
+#include "show/terminal.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace reduce_lab::grader::show {
+
+namespace {
+
+// A line of the picture and how many columns it takes (its bytes include UTF-8 and colour).
+struct Line {
+  std::string text;
+  unsigned width = 0;
+  void add(const std::string& plain) {
+    text += plain;
+    width += static_cast<unsigned>(plain.size());
+  }
+  void glyph(const char* utf8, const char* colour_code, bool colour) {  // one column
+    if (colour && colour_code)
+      text += std::string("\033[") + colour_code + "m" + utf8 + "\033[0m";
+    else
+      text += utf8;
+    width += 1;
+  }
+  void pad(unsigned to) {
+    while (width < to) add(" ");
+  }
+};
+
+struct Painter {
+  bool colour;
+  const char* code(const char* c) const { return colour ? c : nullptr; }
+};
+
+const char* const kShades[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+
+// A cell's glyph: untouched, read, written, read and written (the tree's in-place add), atomic.
+void use_glyph(Line& line, unsigned char use, bool shared, bool colour) {
+  const char* colour_code = shared ? "35" : "34";  // shared magenta, global blue
+  if (use & kAtomic)
+    line.glyph("⊕", "1;31", colour);
+  else if ((use & kRead) && (use & kWritten))
+    line.glyph("◉", colour_code, colour);
+  else if (use & kWritten)
+    line.glyph("●", colour_code, colour);
+  else if (use & kRead)
+    line.glyph("○", colour_code, colour);
+  else
+    line.glyph("·", "2", colour);
+}
+
+std::string short_name(const std::string& name) {
+  if (name == "threads") return "thr";
+  if (name == "input") return "in";
+  if (name == "output") return "out";
+  if (name == "shared") return "sh";
+  return name.substr(0, 3);
+}
+
+// Each area's width in columns: its cells, or its heading where that is wider (a short
+// heading for a narrow area).
+std::vector<unsigned> area_widths(const Picture& p, std::vector<std::string>* headings) {
+  std::vector<unsigned> widths;
+  auto add = [&](const std::string& name, const Columns& c, long long columns) {
+    // The longest heading that fits the area's columns: "input (64 a column)", "input/64",
+    // "in/64", "in" (the legend says what the short names are).
+    const std::string per = c.per == 1 ? "" : "/" + std::to_string(c.per);
+    std::string heading = area_heading(name, c);
+    for (const std::string& shorter : {name + per, short_name(name) + per, short_name(name)})
+      if (heading.size() > static_cast<std::size_t>(columns)) heading = shorter;
+    widths.push_back(static_cast<unsigned>(std::max<long long>(columns, static_cast<long long>(heading.size()))));
+    headings->push_back(heading);
+  };
+  Columns threads;
+  threads.items = p.threads;
+  threads.per = threads_by_warp(p) ? 32 : 1;
+  add(threads_by_warp(p) ? "warps" : "threads", threads_by_warp(p) ? Columns{p.warps(), 1} : threads,
+      thread_columns(p));
+  for (const Memory& m : p.memories) {
+    const Columns c = columns_of(p, m.cells);
+    add(m.name, c, c.count());
+  }
+  return widths;
+}
+
+std::vector<Line> panel(const Picture& p, const std::string& label, const Difference* difference, bool colour) {
+  std::vector<Line> lines;
+  std::vector<std::string> headings;
+  const std::vector<unsigned> widths = area_widths(p, &headings);
+  Line title;
+  title.add(label.size() > 96 ? label.substr(0, 93) + "..." : label);
+  lines.push_back(title);
+  Line head;
+  head.add("step ");
+  for (std::size_t a = 0; a < widths.size(); ++a) {
+    head.add(headings[a]);
+    head.pad(head.width + widths[a] - static_cast<unsigned>(headings[a].size()) + 1);
+  }
+  lines.push_back(head);
+  for (std::size_t s = 0; s < p.steps.size(); ++s) {
+    const Step& step = p.steps[s];
+    Line row;
+    const bool differs = difference && difference->found && difference->step == s;
+    if (differs)
+      row.glyph("▶", "1;31", colour);
+    else
+      row.add(" ");
+    char number[8];
+    std::snprintf(number, sizeof number, "%3zu ", s);
+    row.add(number);
+    unsigned at = row.width;
+    if (threads_by_warp(p)) {
+      for (unsigned w = 0; w < p.warps(); ++w) {
+        const unsigned lanes = step.lanes_per_warp[w];
+        if (lanes == 0)
+          row.glyph("·", "2", colour);
+        else
+          row.glyph(kShades[(lanes * 8 + 31) / 32 - 1], lanes == 32 ? "32" : "33", colour);
+      }
+    } else {
+      for (unsigned t = 0; t < p.threads; ++t)
+        if (step.thread_active[t])
+          row.glyph("█", "32", colour);
+        else
+          row.glyph("·", "2", colour);
+    }
+    at += widths[0] + 1;
+    row.pad(at);
+    for (std::size_t m = 0; m < p.memories.size(); ++m) {
+      const Columns c = columns_of(p, p.memories[m].cells);
+      for (long long col = 0; col < c.count(); ++col)
+        use_glyph(row, column_use(step.cells[m], c, col), p.memories[m].shared, colour);
+      at += widths[m + 1] + 1;
+      row.pad(at);
+    }
+    if (p.stop.stopped && p.stop.step == s) row.glyph("✖", "1;31", colour), row.add(" " + p.stop.kind);
+    lines.push_back(row);
+  }
+  return lines;
+}
+
+std::string counts_text(const Step& step) {
+  const StepCounts c = counts_of(step);
+  char text[96];
+  std::snprintf(text, sizeof text, "%-9s %7llu %6llu %5llu %5s", c.requests.c_str(), c.sectors, c.wavefronts,
+                c.conflicts, c.simd.c_str());
+  return text;
+}
+
+void wrapped(std::ostringstream& out, const std::string& text, unsigned width, const std::string& indent) {
+  std::istringstream words(text);
+  std::string word, line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out << line << "\n";
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+  }
+  if (!line.empty()) out << line << "\n";
+}
+
+}  // namespace
+
+std::string terminal(const Drawing& d, bool colour, unsigned width) {
+  std::ostringstream out;
+  const char* bold = colour ? "\033[1m" : "";
+  const char* reset = colour ? "\033[0m" : "";
+  std::ostringstream title;
+  wrapped(title, d.title, width, "  ");
+  out << bold << title.str() << reset;
+  std::vector<std::pair<const Picture*, std::string>> pictures;
+  if (d.reference) pictures.push_back({d.reference, d.reference_label});
+  if (d.yours) pictures.push_back({d.yours, d.yours_label});
+  std::vector<std::vector<Line>> panels;
+  for (const auto& [picture, label] : pictures)
+    panels.push_back(panel(*picture, label, picture == d.yours ? &d.difference : nullptr, colour));
+
+  unsigned widest[2] = {0, 0};
+  for (std::size_t k = 0; k < panels.size(); ++k)
+    for (const Line& line : panels[k]) widest[k] = std::max(widest[k], line.width);
+  if (panels.size() == 2 && widest[0] + 3 + widest[1] <= width) {
+    const std::size_t rows = std::max(panels[0].size(), panels[1].size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      Line left = r < panels[0].size() ? panels[0][r] : Line();
+      left.pad(widest[0]);
+      out << left.text << (r == 0 ? "   " : " │ ") << (r < panels[1].size() ? panels[1][r].text : "") << "\n";
+    }
+  } else {
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+      if (k) out << "\n";
+      for (const Line& line : panels[k]) out << line.text << "\n";
+    }
+  }
+  out << "legend: █ active thread  ▁..█ lanes of a warp at work  · idle or untouched\n"
+      << "        ○ read  ● written  ◉ read and written  ⊕ atomic; "
+      << (colour ? "\033[34mglobal\033[0m, \033[35mshared\033[0m memory" : "in, out: global, sh: shared memory")
+      << "\n";
+  bool summarised = false;
+  for (const auto& entry : pictures)
+    for (const Memory& m : entry.first->memories) summarised = summarised || columns_of(*entry.first, m.cells).per > 1;
+  if (summarised) out << "        input/64: a column stands for 64 elements, the uses of any of them shown\n";
+
+  // The grader's counts for each step, side by side.
+  out << "\n"
+      << bold << "counts per step" << reset << ": requests ld+st(+atomic), sectors, shared wavefronts,\n"
+      << "bank conflicts, SIMD efficiency (active lanes / 32 per warp instruction)\n";
+  char head[160];
+  std::snprintf(head, sizeof head, "%-9s %7s %6s %5s %5s", "requests", "sectors", "wavefr", "confl", "SIMD");
+  if (pictures.size() == 2) {
+    std::string first = "reference";
+    first.resize(std::string(head).size(), ' ');
+    out << "      " << first << "  │ yours\n";
+  }
+  out << "step  ";
+  for (std::size_t k = 0; k < pictures.size(); ++k) out << (k ? "  │ " : "") << head;
+  out << "\n";
+  std::size_t rows = 0;
+  for (const auto& entry : pictures) rows = std::max(rows, entry.first->steps.size());
+  for (std::size_t s = 0; s < rows; ++s) {
+    char number[8];
+    std::snprintf(number, sizeof number, "%4zu  ", s);
+    out << number;
+    for (std::size_t k = 0; k < pictures.size(); ++k) {
+      const Picture& p = *pictures[k].first;
+      std::string cell = s < p.steps.size() ? counts_text(p.steps[s]) : "";
+      cell.resize(std::string(head).size(), ' ');
+      out << (k ? "  │ " : "") << cell;
+    }
+    out << "\n";
+  }
+
+  out << "\n";
+  if (d.reference && d.yours) {
+    if (d.difference.found) {
+      std::ostringstream words;
+      wrapped(words, "▶ first difference, " + d.difference.words, width, "  ");
+      out << (colour ? "\033[1;31m" : "") << words.str().substr(0, 3) << reset << words.str().substr(3);
+    } else {
+      out << "Your kernel's picture is the reference's, step for step.\n";
+    }
+  }
+  for (const auto& [picture, label] : pictures)
+    if (picture->stop.stopped) {
+      std::ostringstream what;
+      what << "✖ " << (picture == d.yours ? "yours" : "the reference") << " stopped in step " << picture->stop.step
+           << " with a " << picture->stop.kind << ": " << picture->stop.where << ". " << picture->stop.message;
+      wrapped(out, what.str(), width, "  ");
+    }
+  for (const auto& [picture, label] : pictures)
+    if (picture->truncated) out << "(" << label << ": the record reached its cap; later steps are missing)\n";
+  if (!d.note.empty()) wrapped(out, d.note, width, "");
+  return out.str();
+}
+
+}  // namespace reduce_lab::grader::show

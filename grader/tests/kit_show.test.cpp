@@ -1,0 +1,301 @@
+// ./lab show's pictures (grader/src/show/): the layout of known kernels against the book's
+// figures, the first difference named, a deadlock drawn up to where it stopped, the docs'
+// figures current, the terminal view through a pseudo-terminal at 100 columns, and every
+// picture of the docs and of the broken-lab suite's labs 1-3 as headless Chromium draws it.
+// Emulator builds only: the pictures are drawn from the emulator's record.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "catalog.hpp"
+#include "kit.hpp"
+#include "modules.hpp"
+#include "show/command.hpp"
+#include "show/run.hpp"
+#include "show/svg.hpp"
+
+using namespace reduce_lab::grader;
+using namespace reduce_lab::grader::show;
+
+namespace {
+
+const reduce_lab::ModuleInfo& reference(int lab) {
+  const LoadedLab loaded = load_lab(lab, Flavor::counted);
+  INFO(loaded.problem);
+  REQUIRE(loaded);
+  return *loaded.info;
+}
+
+// The cells of one memory a step used in `use` (Use bits), by index.
+std::vector<long long> cells_used(const Picture& p, std::size_t step, const std::string& memory, unsigned char use) {
+  std::vector<long long> cells;
+  for (std::size_t m = 0; m < p.memories.size(); ++m)
+    if (p.memories[m].name == memory)
+      for (std::size_t c = 0; c < p.steps[step].cells[m].size(); ++c)
+        if (p.steps[step].cells[m][c].use & use) cells.push_back(static_cast<long long>(c));
+  return cells;
+}
+
+std::vector<long long> range(long long from, long long to, long long step = 1) {
+  std::vector<long long> items;
+  for (long long i = from; i <= to; i += step) items.push_back(i);
+  return items;
+}
+
+// The broken-lab suite's cases of labs 1-3 that compiled: (name, module folder).
+std::vector<std::pair<std::string, std::string>> broken_cases() {
+  std::vector<std::pair<std::string, std::string>> cases;
+  const char* root = std::getenv("REDUCE_LAB_BROKEN_BUILD_DIR");
+  if (!root || !*root || !std::filesystem::is_directory(root)) return cases;
+  static const std::regex name("(ok_)?lab([1-3])_[a-z0-9_]+");
+  for (const auto& entry : std::filesystem::directory_iterator(root)) {
+    const std::string case_name = entry.path().filename().string();
+    if (std::regex_match(case_name, name)) cases.push_back({case_name, entry.path().string()});
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+int lab_of(const std::string& case_name) { return case_name[case_name.find("lab") + 3] - '0'; }
+
+// Lab `lab` of the module folder `dir` drawn beside the reference, as ./lab show draws it.
+struct Drawn {
+  RecordedRun yours, reference;
+  std::string svg;
+  bool loaded = false;
+};
+Drawn draw_case(const std::string& dir, int lab) {
+  Drawn drawn;
+  const LoadedLab loaded = load_lab_from(dir, lab, Flavor::counted, dir);
+  if (!loaded) return drawn;  // a case that does not compile has nothing to draw
+  drawn.loaded = true;
+  drawn.yours = record_run(*loaded.info, 16);
+  drawn.reference = record_run(reference(lab), 16);
+  Drawing drawing;
+  drawing.title = lab_title(lab) + " at n = 16";
+  drawing.reference = &drawn.reference.picture;
+  drawing.reference_label = "reference";
+  drawing.yours = &drawn.yours.picture;
+  drawing.yours_label = "yours (" + std::filesystem::path(dir).filename().string() + ")";
+  drawing.difference = first_difference(drawn.reference.picture, drawn.yours.picture);
+  drawn.svg = svg(drawing);
+  return drawn;
+}
+
+std::string run_command(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[4096];
+    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, got);
+    pclose(pipe);
+  }
+  return out;
+}
+
+// Columns a line takes in a terminal: colour sequences take none, a UTF-8 character one.
+std::size_t columns_of_line(const std::string& line) {
+  std::size_t columns = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\033') {
+      while (i < line.size() && line[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80 && line[i] != '\r') ++columns;
+  }
+  return columns;
+}
+
+}  // namespace
+
+TEST_CASE("kit show layout: lab 1's reference at n = 16 is the book's tree, 8, 4, 2, 1 threads") {
+  const RecordedRun run = record_run(reference(1), 16);
+  REQUIRE(run.ran);
+  CHECK(run.value == 31);  // 1, 2, 3, 1, 2, 3, ... summed
+  const Picture& p = run.picture;
+  CHECK(p.threads == 8);
+  CHECK(p.blocks == 1);
+  CHECK_FALSE(p.stop.stopped);
+  REQUIRE(p.steps.size() == 5);  // four steps of the tree, then thread 0 copies the sum out
+  CHECK(active_threads(p) == std::vector<unsigned>{8, 4, 2, 1, 1});
+  // Thread t owns element 2t and adds the element `stride` to its right (Fig. 10.7).
+  for (std::size_t s = 0; s < 4; ++s) {
+    const long long stride = 1ll << s;
+    INFO("step " << s);
+    CHECK(cells_used(p, s, "input", kWritten) == range(0, 14, 2 * stride));
+    std::vector<long long> read = range(0, 14, 2 * stride);
+    for (long long c : range(stride, 15, 2 * stride)) read.push_back(c);
+    std::sort(read.begin(), read.end());
+    CHECK(cells_used(p, s, "input", kRead) == read);
+    CHECK(p.steps[s].lanes_per_warp == std::vector<unsigned>{8u >> s});
+    CHECK_FALSE(p.steps[s].barrier.empty());
+  }
+  CHECK(cells_used(p, 4, "output", kWritten) == std::vector<long long>{0});
+  CHECK(p.steps[4].cells[1][0].value == 31);
+  // The counts are the grader's: two loads and a store per step, one warp instruction each.
+  CHECK(p.steps[0].counts.requests[0] == 2);
+  CHECK(p.steps[0].counts.requests[1] == 1);
+  CHECK(p.steps[0].counts.instructions[0] == 2);
+  CHECK(p.steps[0].counts.active_lanes[0] == 16);
+  CHECK_FALSE(first_difference(p, p).found);
+}
+
+TEST_CASE("kit show layout: lab 2's reference keeps its owners together, lab 3's tree is in shared memory") {
+  const RecordedRun convergent = record_run(reference(2), 16);
+  REQUIRE(convergent.ran);
+  const Picture& p = convergent.picture;
+  REQUIRE(p.steps.size() == 5);
+  CHECK(active_threads(p) == std::vector<unsigned>{8, 4, 2, 1, 1});
+  for (std::size_t s = 0; s < 4; ++s) {
+    INFO("step " << s);
+    const long long owners = 8 >> s;
+    // Threads 0 .. owners-1, the lowest lanes, each adding the element `owners` to its right.
+    for (unsigned t = 0; t < 8; ++t) CHECK(p.steps[s].thread_active[t] == (t < owners));
+    CHECK(cells_used(p, s, "input", kWritten) == range(0, owners - 1));
+    CHECK(cells_used(p, s, "input", kRead) == range(0, 2 * owners - 1));
+  }
+  // Lab 1 against lab 2: they part at the first step, where lab 1 writes every other element.
+  const Difference d = first_difference(record_run(reference(1), 16).picture, p);
+  CHECK(d.found);
+  CHECK(d.step == 0);
+  CHECK_THAT(d.words, Catch::Contains("input["));
+
+  const RecordedRun shared = record_run(reference(3), 16);
+  REQUIRE(shared.ran);
+  REQUIRE(shared.picture.steps.size() == 4);
+  CHECK(cells_used(shared.picture, 0, "input", kRead) == range(0, 15));
+  CHECK(cells_used(shared.picture, 0, "shared", kWritten) == range(0, 7));
+  CHECK(cells_used(shared.picture, 1, "input", kRead).empty());
+  CHECK(cells_used(shared.picture, 3, "shared", kRead) == range(0, 1));
+  CHECK(cells_used(shared.picture, 3, "output", kWritten) == std::vector<long long>{0});
+}
+
+TEST_CASE("kit show layout: a wrong tree draws itself, a deadlock draws up to where it stopped") {
+  const auto cases = broken_cases();
+  if (cases.empty()) {
+    WARN("the broken-lab suite is not built here (REDUCE_LAB_BROKEN_BUILD_DIR): nothing to draw");
+    return;
+  }
+  bool saw_deadlock = false, saw_wrong_tree = false;
+  for (const auto& [name, dir] : cases) {
+    INFO(name);
+    const Drawn drawn = draw_case(dir, lab_of(name));
+    if (!drawn.loaded) continue;
+    const Difference d = first_difference(drawn.reference.picture, drawn.yours.picture);
+    if (name.rfind("ok_", 0) != 0 && name != "lab1_no_barrier") CHECK(d.found);  // each broken lab parts somewhere
+    if (name == "lab3_barrier_inside_if") {
+      saw_deadlock = true;
+      CHECK(drawn.yours.picture.stop.stopped);
+      CHECK(drawn.yours.picture.stop.kind == "deadlock");
+      CHECK_THAT(drawn.svg, Catch::Contains("class=\"stop\""));
+    }
+    if (name == "lab2_owner_index_of_lab1") {
+      saw_wrong_tree = true;
+      CHECK(d.step == 0);
+    }
+  }
+  CHECK(saw_deadlock);
+  CHECK(saw_wrong_tree);
+}
+
+TEST_CASE("kit show docs: every lab page shows its reference's picture, and the committed figures are current") {
+  for (int lab = 1; lab <= kLabs; ++lab) {
+    INFO(lab_title(lab));
+    const std::string file = docs_figure_file(lab);
+    const std::filesystem::path committed = std::filesystem::path(source_root()) / "docs" / file;
+    CHECK_THAT(read_text(std::filesystem::path(source_root()) / lab_info(lab).doc), Catch::Contains("](" + file + ")"));
+    const std::string drawn = docs_figure_svg(reference(lab));
+    INFO(committed.string() << " is out of date with the reference solution: run ./lab show --docs and commit it");
+    CHECK(read_text(committed) == drawn);
+  }
+}
+
+TEST_CASE("kit show terminal: at 100 columns through a pseudo-terminal, in colour unless NO_COLOR") {
+  const char* modules = std::getenv("REDUCE_LAB_MODULE_DIR");
+  REQUIRE(modules);
+  if (run_command("command -v script").empty()) {
+    WARN("script (util-linux) is not installed: the pseudo-terminal check is skipped");
+    return;
+  }
+  // The program under a pseudo-terminal (script), so it sees a terminal as a student's does.
+  auto show = [&](int lab, const std::string& student, const char* environment) {
+    const std::string command = std::string("/proc/") + std::to_string(getpid()) + "/exe --show " +
+                                std::to_string(lab) + " --student '" + student + "' --reference '" + modules + "'";
+    return run_command(std::string("env ") + environment + " COLUMNS=100 TERM=xterm script -qec \"" + command +
+                       "\" /dev/null");
+  };
+  const auto cases = broken_cases();
+  std::vector<std::pair<int, std::string>> runs = {{1, modules}, {4, modules}, {7, modules}};
+  for (const auto& [name, dir] : cases)
+    if (name == "lab1_owner_test_doubled" || name == "lab3_barrier_inside_if") runs.push_back({lab_of(name), dir});
+  for (const auto& [lab, dir] : runs) {
+    for (const char* environment : {"NO_COLOR=", "NO_COLOR=1"}) {
+      const std::string out = show(lab, dir, environment);
+      INFO("lab " << lab << " from " << dir << " with " << environment << ":\n" << out);
+      CHECK_THAT(out, Catch::Contains("step"));
+      CHECK_THAT(out, Catch::Contains("counts per step"));
+      CHECK((out.find("\033[") != std::string::npos) == (std::string(environment) == "NO_COLOR="));
+      std::istringstream lines(out);
+      std::size_t widest = 0;
+      for (std::string line; std::getline(lines, line);) widest = std::max(widest, columns_of_line(line));
+      CHECK(widest <= 100);
+    }
+  }
+}
+
+namespace {
+
+// Each picture parsed and laid out by the browser: its size, its step labels, its cells, and
+// every drawn element's box (a box outside the picture is clipped).
+const char* const kMeasurePictures = R"(
+function measure(svg, view) {
+  const outside = [];
+  for (const e of svg.querySelectorAll('rect, text')) {
+    if (e.parentNode !== svg) continue;
+    const b = e.getBBox();
+    if (b.x < 0 || b.y < 0 || b.x + b.width > view.width + 0.5 || b.y + b.height > view.height + 0.5)
+      outside.push(e.tagName + ' ' + (e.getAttribute('class') || '') + ' ' + e.textContent.slice(0, 40));
+  }
+  const drawn = Array.from(svg.querySelectorAll('rect.cell')).filter((e) => e.getBBox().width > 0).length;
+  const labels = Array.from(svg.querySelectorAll('text.step-label')).map((e) => e.textContent);
+  svg.remove();  // the next picture is measured alone
+  return {width: view.width, height: view.height, outside: outside, cells: drawn, labels: labels};
+}
+)";
+
+}  // namespace
+
+TEST_CASE("kit pictures: the docs' figures and the broken labs' pictures, as headless Chromium draws them") {
+  nlohmann::json pictures = nlohmann::json::object();
+  std::map<std::string, std::size_t> steps;
+  for (int lab = 1; lab <= kLabs; ++lab) {
+    const std::string file = docs_figure_file(lab);
+    pictures[file] = read_text(std::filesystem::path(source_root()) / "docs" / file);
+    steps[file] = record_run(reference(lab), default_size(reference(lab))).picture.steps.size();
+  }
+  for (const auto& [name, dir] : broken_cases()) {
+    const Drawn drawn = draw_case(dir, lab_of(name));
+    if (!drawn.loaded) continue;
+    pictures[name] = drawn.svg;
+    steps[name] = std::max(drawn.reference.picture.steps.size(), drawn.yours.picture.steps.size());
+  }
+  const nlohmann::json drawn = render_in_chromium(fresh_dir("pictures"), pictures, kMeasurePictures);
+  for (const auto& [name, count] : steps) {
+    INFO(name << ": " << drawn[name].dump());
+    REQUIRE(drawn.contains(name));
+    REQUIRE_FALSE(drawn[name].contains("error"));
+    CHECK(drawn[name]["width"].get<double>() > 100);
+    CHECK(drawn[name]["cells"].get<int>() > 0);  // not blank
+    CHECK(drawn[name]["outside"].empty());       // nothing clipped
+    std::set<std::string> labels;
+    for (const auto& label : drawn[name]["labels"]) labels.insert(label.get<std::string>());
+    for (std::size_t s = 0; s < count; ++s) CHECK(labels.count("step " + std::to_string(s)) == 1);
+  }
+}
