@@ -117,7 +117,7 @@ nlohmann::json run_bench(const BenchPlan& plan) {
   };
   std::vector<Contender> labs;
   const std::size_t smallest = std::size_t{1} << plan.low_log;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const LoadedLab loaded = load_lab(lab, Flavor::plain);
     std::string problem;
     if (!loaded) {

@@ -11,7 +11,7 @@ Counters model_simple_pass(unsigned n);         // Fig. 10.6
 Counters model_convergent_pass(unsigned n);     // Fig. 10.9
 Counters model_shared_memory_pass(unsigned n);  // Fig. 10.11
 
-// The model of lab 1, 2 or 3.
+// The model of a multipass lab: the book kernel its plan in grader/labs.json names.
 Counters book_model_pass(int lab, unsigned n);
 
 unsigned long long total_requests(const Counters& c);

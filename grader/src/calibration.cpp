@@ -30,11 +30,14 @@ std::string format(const char* pattern, double value) {
 }
 
 std::string speedup_variable(int lab) { return "REDUCE_LAB_MIN_SPEEDUP_LAB" + std::to_string(lab); }
-const char* const kBandwidthVariable = "REDUCE_LAB_MIN_BANDWIDTH_LAB7";
+std::string bandwidth_variable(int lab) { return "REDUCE_LAB_MIN_BANDWIDTH_LAB" + std::to_string(lab); }
 
-// What each lab's ratio is taken against, for the cache file's descriptions.
+// What each lab's ratio is taken against (its baseline in grader/labs.json), for the cache
+// file's descriptions.
 std::string against(int lab) {
-  return lab == 1 ? "lab 1 over the sequential CPU loop" : "lab " + std::to_string(lab) + " over lab " + std::to_string(lab - 1);
+  const int baseline = lab_info(lab).baseline;
+  return "lab " + std::to_string(lab) + " over " +
+         (baseline == 0 ? std::string("the sequential CPU loop") : "lab " + std::to_string(baseline));
 }
 
 }  // namespace
@@ -60,7 +63,7 @@ nlohmann::json calibrate(const std::string& rounds_dir, double margin, const std
   int usable_rounds = 0;
   for (const std::filesystem::path& round : rounds) {
     bool any = false;
-    for (int lab = 1; lab <= kLabs; ++lab) {
+    for (int lab = 1; lab <= lab_count(); ++lab) {
       const std::filesystem::path file = round / ("lab" + std::to_string(lab) + ".speedup.json");
       if (!std::filesystem::exists(file)) continue;
       const nlohmann::json record = read_json(file.string());
@@ -99,7 +102,7 @@ nlohmann::json calibrate(const std::string& rounds_dir, double margin, const std
                                 {"copy_gbs", spread(copy)},
                                 {"cub_gbs", spread(cub)},
                                 {"labs", nlohmann::json::object()}};
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     nlohmann::json entry = {{"name", lab_info(lab).name},
                             {"against", against(lab)},
                             {"ratio", spread(ratios[lab])},
@@ -108,13 +111,13 @@ nlohmann::json calibrate(const std::string& rounds_dir, double margin, const std
                             {"suggested", nlohmann::json::object()}};
     if (!ratios[lab].empty()) {
       double minimum = suggested_minimum(*std::min_element(ratios[lab].begin(), ratios[lab].end()), margin);
-      // Lab 7's gate is its share of the copy bandwidth; against lab 6 it only has to keep up.
-      if (lab == 7) minimum = std::min(minimum, 1.0);
+      // A lab gated on its share of the copy bandwidth (lab 7) only has to keep up with its baseline.
+      if (lab_info(lab).min_bandwidth) minimum = std::min(minimum, 1.0);
       entry["suggested"][speedup_variable(lab)] = minimum;
     }
     if (!fractions[lab].empty()) {
       entry["bandwidth_fraction"] = spread(fractions[lab]);
-      entry["suggested"][kBandwidthVariable] =
+      entry["suggested"][bandwidth_variable(lab)] =
           suggested_minimum(*std::min_element(fractions[lab].begin(), fractions[lab].end()), margin);
     }
     calibration["labs"][std::to_string(lab)] = entry;
@@ -143,7 +146,7 @@ std::string calibration_table(const nlohmann::json& calibration) {
     }
     out << line;
   };
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const nlohmann::json& entry = calibration["labs"][std::to_string(lab)];
     const nlohmann::json used = entry["used"].is_object() ? entry["used"] : nlohmann::json::object();
     const std::string title = std::to_string(lab) + " " + entry["name"].get<std::string>();
@@ -151,7 +154,8 @@ std::string calibration_table(const nlohmann::json& calibration) {
         entry["suggested"].value(speedup_variable(lab), nlohmann::json()));
     if (entry.contains("bandwidth_fraction"))
       row("", "share of the copy bandwidth", entry["bandwidth_fraction"],
-          used.value("min_bandwidth_fraction", nlohmann::json()), entry["suggested"].value(kBandwidthVariable, nlohmann::json()));
+          used.value("min_bandwidth_fraction", nlohmann::json()),
+          entry["suggested"].value(bandwidth_variable(lab), nlohmann::json()));
   }
   auto gbs = [&](const char* name, const nlohmann::json& values) {
     if (!values.is_object()) return;
@@ -180,7 +184,7 @@ std::string thresholds_cache(const nlohmann::json& calibration) {
     return "measured min " + format("%.3f", values["min"].get<double>()) + ", median " +
            format("%.3f", values["median"].get<double>()) + ", max " + format("%.3f", values["max"].get<double>());
   };
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const nlohmann::json& entry = calibration["labs"][std::to_string(lab)];
     const std::string variable = speedup_variable(lab);
     if (entry["suggested"].contains(variable))
@@ -188,9 +192,10 @@ std::string thresholds_cache(const nlohmann::json& calibration) {
           << entry["against"].get<std::string>() << "; " << describe(entry["ratio"]) << "\" FORCE)\n";
     else
       out << "# " << variable << ": never timed in these rounds, left as it is\n";
-    if (entry["suggested"].contains(kBandwidthVariable))
-      out << "set(" << kBandwidthVariable << " \"" << format("%.2f", entry["suggested"][kBandwidthVariable].get<double>())
-          << "\" CACHE STRING \"lab 7: fraction of the device's copy bandwidth; "
+    const std::string bandwidth = bandwidth_variable(lab);
+    if (entry["suggested"].contains(bandwidth))
+      out << "set(" << bandwidth << " \"" << format("%.2f", entry["suggested"][bandwidth].get<double>())
+          << "\" CACHE STRING \"lab " << lab << ": fraction of the device's copy bandwidth; "
           << describe(entry["bandwidth_fraction"]) << "\" FORCE)\n";
   }
   return out.str();

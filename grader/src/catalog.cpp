@@ -3,23 +3,169 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
+// The text of grader/labs.json, written into a source file by CMake (cmake/LabManifest.cmake).
+extern const char* const reduce_lab_manifest_text;
+
 namespace reduce_lab::grader {
 
 namespace {
-const LabInfo kCatalog[kLabs] = {
-    {1, "simple", "01_simple", "docs/01-simple.md", "Fig. 10.6"},
-    {2, "convergent", "02_convergent", "docs/02-convergent.md", "Fig. 10.9"},
-    {3, "shared-memory", "03_shared_memory", "docs/03-shared-memory.md", "Fig. 10.11"},
-    {4, "segmented", "04_segmented", "docs/04-segmented.md", "Fig. 10.13"},
-    {5, "coarsened", "05_coarsened", "docs/05-coarsened.md", "Fig. 10.15"},
-    {6, "warp-unrolled", "06_warp_unrolled", "docs/06-warp-unrolled.md", "Fig. 10.15 + warp shuffles"},
-    {7, "templated", "07_templated", "docs/07-templated.md", "templated, fully unrolled"},
+
+using nlohmann::json;
+
+std::runtime_error bad(const std::string& where, const std::string& what) {
+  return std::runtime_error("grader/labs.json: " + where + ": " + what);
+}
+
+// A required field: a lab without it is an error, never a silent default (an unset minimum
+// speedup once read as 1.0, and a plan missing its barrier bound left barriers ungraded).
+const json& field(const json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) throw bad(where, std::string("'") + key + "' is missing");
+  return object.at(key);
+}
+
+std::string text_field(const json& object, const char* key, const std::string& where) {
+  const json& value = field(object, key, where);
+  if (!value.is_string() || value.get<std::string>().empty())
+    throw bad(where, std::string("'") + key + "' must be a non-empty string");
+  return value.get<std::string>();
+}
+
+double number_field(const json& object, const char* key, const std::string& where) {
+  const json& value = field(object, key, where);
+  if (!value.is_number() || value.get<double>() < 0)
+    throw bad(where, std::string("'") + key + "' must be a number, 0 or more");
+  return value.get<double>();
+}
+
+// A count that may be null (not graded), but must be stated.
+std::size_t optional_count(const json& object, const char* key, const std::string& where) {
+  const json& value = field(object, key, where);
+  if (value.is_null()) return 0;
+  if (!value.is_number_unsigned()) throw bad(where, std::string("'") + key + "' must be a whole number or null");
+  return value.get<std::size_t>();
+}
+
+template <typename T>
+std::vector<T> names_field(const json& plan, const char* key, const std::string& where, const char* (*name_of)(T),
+                           int count) {
+  std::vector<T> chosen;
+  for (const json& name : field(plan, key, where)) {
+    bool known = false;
+    for (int i = 0; i < count; ++i)
+      if (name.is_string() && name.get<std::string>() == name_of(static_cast<T>(i))) {
+        chosen.push_back(static_cast<T>(i));
+        known = true;
+      }
+    if (!known) throw bad(where, std::string("'") + key + "' names " + name.dump() + ", which the kit does not know");
+  }
+  if (chosen.empty()) throw bad(where, std::string("'") + key + "' is empty");
+  return chosen;
+}
+
+const char* type_name(DType type) { return type == DType::f32 ? "float" : type == DType::f64 ? "double" : "int"; }
+const char* operation_name(Op op) { return op == Op::sum ? "sum" : op == Op::max ? "max" : "min"; }
+
+LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std::string>& checks) {
+  const std::string where = "lab entry " + std::to_string(expected_number);
+  LabInfo lab;
+  const json& number = field(entry, "number", where);
+  if (!number.is_number_integer() || number.get<int>() != expected_number)
+    throw bad(where, "'number' must be " + std::to_string(expected_number) + ": labs are numbered 1, 2, ... in order");
+  lab.number = expected_number;
+  lab.stem = text_field(entry, "stem", where);
+  char prefix[8];
+  std::snprintf(prefix, sizeof prefix, "%02d_", lab.number);
+  if (lab.stem.rfind(prefix, 0) != 0) throw bad(where, "'stem' must start with " + std::string(prefix));
+  lab.name = text_field(entry, "name", where);
+  lab.figure = text_field(entry, "figure", where);
+  lab.doc = text_field(entry, "doc", where);
+  lab.revisit = text_field(entry, "revisit", where);
+  const std::string kind = text_field(entry, "kind", where);
+  if (kind == "multipass")
+    lab.kind = LabKind::multipass;
+  else if (kind == "single")
+    lab.kind = LabKind::single;
+  else if (kind == "generic")
+    lab.kind = LabKind::generic;
+  else
+    throw bad(where, "'kind' must be multipass, single or generic, not " + kind);
+  const json& baseline = field(entry, "baseline", where);
+  if (baseline == "cpu")
+    lab.baseline = 0;
+  else if (baseline.is_number_integer() && baseline.get<int>() >= 1 && baseline.get<int>() < lab.number)
+    lab.baseline = baseline.get<int>();
+  else
+    throw bad(where, "'baseline' must be \"cpu\" or the number of an earlier lab, not " + baseline.dump());
+  const json& gates = field(entry, "gates", where);
+  lab.min_speedup = number_field(gates, "min_speedup", where + ", gates");
+  if (gates.contains("min_bandwidth")) lab.min_bandwidth = number_field(gates, "min_bandwidth", where + ", gates");
+  const json& plan = field(entry, "plan", where);
+  lab.shared_tree_bound = field(plan, "shared_tree_bound", where + ", plan").get<bool>();
+  if (lab.kind == LabKind::multipass) {
+    lab.book_model = text_field(plan, "book_model", where + ", plan");
+  } else {
+    lab.elements_per_block = optional_count(plan, "elements_per_block", where + ", plan");
+    lab.max_barriers_per_block =
+        static_cast<unsigned>(optional_count(plan, "max_barriers_per_block", where + ", plan"));
+    if (lab.kind == LabKind::generic) {
+      lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
+      lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
+    }
+  }
+  const json& points = field(entry, "points", where);
+  for (const std::string& check : checks)
+    lab.points.emplace_back(check, number_field(points, check.c_str(), where + ", points"));
+  return lab;
+}
+
+struct Manifest {
+  std::vector<LabInfo> labs;
+  std::vector<std::string> checks;
 };
+
+const Manifest& manifest() {
+  static const Manifest loaded = [] {
+    Manifest m;
+    m.labs = parse_manifest(reduce_lab_manifest_text, &m.checks);
+    return m;
+  }();
+  return loaded;
+}
+
 }  // namespace
 
+std::vector<LabInfo> parse_manifest(const std::string& text, std::vector<std::string>* checks_out) {
+  json data;
+  try {
+    data = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw std::runtime_error(std::string("grader/labs.json is not valid JSON: ") + e.what());
+  }
+  std::vector<std::string> checks;
+  for (const json& check : field(data, "checks", "the top level")) checks.push_back(check.get<std::string>());
+  std::vector<LabInfo> result;
+  const json& entries = field(data, "labs", "the top level");
+  if (!entries.is_array() || entries.empty()) throw bad("the top level", "'labs' must be a list of labs");
+  for (const json& entry : entries) result.push_back(parse_lab(entry, static_cast<int>(result.size()) + 1, checks));
+  if (checks_out) *checks_out = checks;
+  return result;
+}
+
+const char* manifest_text() { return reduce_lab_manifest_text; }
+
+const std::vector<LabInfo>& labs() { return manifest().labs; }
+
+int lab_count() { return static_cast<int>(labs().size()); }
+
+bool is_lab(int number) { return number >= 1 && number <= lab_count(); }
+
+const std::vector<std::string>& check_names() { return manifest().checks; }
+
 const LabInfo& lab_info(int number) {
-  if (number < 1 || number > kLabs) throw std::out_of_range("there is no lab " + std::to_string(number));
-  return kCatalog[number - 1];
+  if (!is_lab(number)) throw std::out_of_range("there is no lab " + std::to_string(number));
+  return labs()[static_cast<std::size_t>(number - 1)];
 }
 
 std::string lab_title(int number) {

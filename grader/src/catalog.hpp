@@ -1,27 +1,68 @@
-// The seven labs by number: where their source and docs live, what the book calls them.
+// The labs, as grader/labs.json declares them: where their source and docs live, what the book
+// calls them, what they are timed against and must reach, and what their checks run. The
+// manifest is compiled into the grader (its text, read here with nlohmann/json), so a grader
+// always knows exactly the labs whose tests were compiled into it. CMake, ./lab and the
+// Python tools read the same file; docs/instructors.md ("Adding a lab") describes its fields.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <reduce_lab/abi.h>
 
 namespace reduce_lab::grader {
 
 struct LabInfo {
-  int number;
-  const char* name;     // as in CTest and the table: "shared-memory"
-  const char* stem;     // file stem: labs/<stem>.cu, solutions/<stem>.cu
-  const char* doc;      // docs/<doc>
-  const char* figure;   // the book figure the kernel implements
+  int number = 0;
+  std::string name;     // as in CTest and the table: "shared-memory"
+  std::string stem;     // file stem: labs/<stem>.cu, solutions/<stem>.cu
+  std::string doc;      // docs/<page>.md
+  std::string figure;   // the book figure the kernel implements
+  std::string revisit;  // the idea a failure points back to, when nothing more precise does
+  // How the grader drives it (abi.h): multipass labs are the book's single-block kernels, n a
+  // power of two, their requests equal to the book kernel's model; single and generic labs
+  // reduce any n in one call and are held to traffic bounds (generic: every type and op).
+  LabKind kind = LabKind::single;
+  int baseline = 0;     // the lab it is timed against; 0: the sequential CPU loop of Fig. 10.1
+  // Default gates; CMake's REDUCE_LAB_MIN_SPEEDUP_LAB<N> (and _MIN_BANDWIDTH_) override them.
+  double min_speedup = 0;
+  std::optional<double> min_bandwidth;  // fraction of the copy bandwidth; only where the lesson is bandwidth
+  // Plan parameters. Multipass labs: the book kernel whose model their requests must equal.
+  std::string book_model;
+  // Single and generic labs: elements one block covers (0: one atomic per block launched) and the
+  // most barriers a block may execute (0: not graded).
+  std::size_t elements_per_block = 0;
+  unsigned max_barriers_per_block = 0;
+  // The tree's shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
+  bool shared_tree_bound = false;
+  std::vector<DType> dtypes{DType::f32};
+  std::vector<Op> ops{Op::sum};
+  // Default points per check; grader/points.json overrides them lab by lab.
+  std::vector<std::pair<std::string, double>> points;
 };
 
-constexpr int kLabs = 7;
+// Every lab, in order of number (1, 2, ... with no gap). Throws std::runtime_error naming the
+// field when the manifest compiled in is malformed (the kit's own suite loads it first).
+const std::vector<LabInfo>& labs();
+int lab_count();
+bool is_lab(int number);
 
-// Number 1..7; throws for anything else.
+// Throws std::out_of_range for a number that is not a lab.
 const LabInfo& lab_info(int number);
+
+// The graded checks of every lab, in the table's order: correctness, requests, speedup, races.
+const std::vector<std::string>& check_names();
 
 // "lab 3 (shared-memory)"
 std::string lab_title(int number);
 
 // Where the lab being graded lives, for messages: "labs/03_shared_memory.cu".
 std::string lab_source(int number);
+
+// The manifest's text as compiled in, and the parser behind labs(), for a test to feed it others.
+const char* manifest_text();
+std::vector<LabInfo> parse_manifest(const std::string& text, std::vector<std::string>* checks = nullptr);
 
 }  // namespace reduce_lab::grader

@@ -22,8 +22,15 @@ namespace {
 
 const char* const kEmuCorrectness = "correctness.emu";
 
+// "correctness, requests, speedup, races, correctness.emu": what a points file may name.
+std::string known_checks_text() {
+  std::string text;
+  for (const std::string& check : check_names()) text += check + ", ";
+  return text + kEmuCorrectness;
+}
+
 bool known_check(const std::string& check) {
-  for (const char* test : kTests)
+  for (const std::string& test : check_names())
     if (check == test) return true;
   return check == kEmuCorrectness;
 }
@@ -135,22 +142,25 @@ Points load_points(const std::string& path) {
   for (const auto& [key, checks] : data.items()) {
     std::smatch match;
     const int lab = std::regex_match(key, match, lab_key) ? std::stoi(match[1]) : 0;
-    if (lab < 1 || lab > kLabs)
-      throw std::runtime_error(path + ": '" + key + "' is not a lab of this kit (lab1 ... lab" + std::to_string(kLabs) +
+    if (lab < 1 || lab > lab_count())
+      throw std::runtime_error(path + ": '" + key + "' is not a lab of this kit (lab1 ... lab" + std::to_string(lab_count()) +
                                ")");
     if (!checks.is_object()) throw std::runtime_error(path + ": " + key + " must map check names to points, as in " + example);
     for (const auto& [check, value] : checks.items()) {
       if (!known_check(check))
         throw std::runtime_error(path + ": " + key + " has an unknown check '" + check +
-                                 "' (the checks are correctness, requests, speedup, races, correctness.emu)");
+                                 "' (the checks are " + known_checks_text() + ")");
       if (!value.is_number() || value.get<double>() < 0 || !std::isfinite(value.get<double>()))
         throw std::runtime_error(path + ": " + key + "." + check + " must be a number of points, 0 or more, not " +
                                  value.dump());
       points.labs[lab][check] = value.get<double>();
     }
   }
-  for (int lab = 1; lab <= kLabs; ++lab)
-    if (!points.labs.count(lab)) throw std::runtime_error(path + ": no points for lab" + std::to_string(lab));
+  // A lab the file leaves out is worth its default points in grader/labs.json: a new lab counts
+  // from its first grade, and the file holds only what an instructor changed.
+  for (int lab = 1; lab <= lab_count(); ++lab)
+    if (!points.labs.count(lab))
+      for (const auto& [check, worth] : lab_info(lab).points) points.labs[lab][check] = worth;
   return points;
 }
 
@@ -173,11 +183,11 @@ nlohmann::json build_report(const ReportInput& input) {
   }
   double total = 0, maximum = 0;
   bool all_passed = true, any = false;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const std::string stem = dir + "/lab" + std::to_string(lab) + ".";
     std::map<std::string, std::optional<RecordedResult>> own, emu;
     bool seen = false;
-    for (const char* test : kTests) {
+    for (const std::string& test : check_names()) {
       own[test] = read_result(stem + test);
       emu[test] = read_result(stem + test + ".emu");
       seen = seen || own[test] || emu[test];
@@ -186,7 +196,7 @@ nlohmann::json build_report(const ReportInput& input) {
     any = true;
     const bool separate_emu = input.points && input.points->has(lab, kEmuCorrectness);
     nlohmann::json checks = nlohmann::json::object();
-    for (const char* test : kTests) {
+    for (const std::string& test : check_names()) {
       const std::optional<RecordedResult>& mine = own[test];
       const std::optional<RecordedResult>& theirs = emu[test];
       nlohmann::json entry;
@@ -256,7 +266,13 @@ nlohmann::json gradescope_results(const nlohmann::json& report, const std::strin
   for (int lab : labs) {
     const nlohmann::json& entry = report["labs"][std::to_string(lab)];
     int index = 0;
-    for (const char* check : {"correctness", kEmuCorrectness, "requests", "speedup", "races"}) {
+    // The manifest's checks, the emulator's correctness beside the GPU's.
+    std::vector<std::string> order;
+    for (const std::string& check : check_names()) {
+      order.push_back(check);
+      if (check == "correctness") order.push_back(kEmuCorrectness);
+    }
+    for (const std::string& check : order) {
       if (!entry["checks"].contains(check)) continue;
       const nlohmann::json& result = entry["checks"][check];
       ++index;
@@ -315,12 +331,16 @@ nlohmann::json gradescope_results(const nlohmann::json& report, const std::strin
                             {"extra_data", {{"kit_version", report["kit_version"]},
                                             {"backend", report["backend"]},
                                             {"max_score", report["max_score"]}}}};
-  // Lab 7's bandwidth, for a leaderboard; only a GPU measures it.
-  if (report["backend"] == "gpu" && report["labs"].contains("7")) {
-    const nlohmann::json& speed = report["labs"]["7"]["checks"]["speedup"];
-    if (speed.contains("figures") && speed["figures"].contains("lab"))
-      results["leaderboard"] = {{{"name", "lab 7 GB/s"}, {"value", speed["figures"]["lab"]["gbs"]}, {"order", "desc"}}};
-  }
+  // The bandwidth of each lab gated on it (lab 7), for a leaderboard; only a GPU measures it.
+  if (report["backend"] == "gpu")
+    for (const LabInfo& info : grader::labs()) {
+      const std::string key = std::to_string(info.number);
+      if (!info.min_bandwidth || !report["labs"].contains(key)) continue;
+      const nlohmann::json& speed = report["labs"][key]["checks"]["speedup"];
+      if (speed.contains("figures") && speed["figures"].contains("lab"))
+        results["leaderboard"].push_back(
+            {{"name", "lab " + key + " GB/s"}, {"value", speed["figures"]["lab"]["gbs"]}, {"order", "desc"}});
+    }
   return results;
 }
 

@@ -16,6 +16,7 @@ constexpr int kReportSchema = 2;
 
 // Points per lab and per check, from the one file instructors edit (grader/points.json):
 //   {"lab1": {"correctness": 6, "requests": 4, "speedup": 3, "races": 1}, ..., "lab7": {...}}
+// A lab the file leaves out is worth the default points of its entry in grader/labs.json.
 // A check may also be "correctness.emu": the CPU emulator's correctness in a GPU grade, scored
 // on its own (correctness is then scored on the GPU's verdict alone).
 struct Points {

@@ -1,5 +1,7 @@
 #include "hints.hpp"
 
+#include "catalog.hpp"
+
 namespace reduce_lab::grader {
 
 namespace {
@@ -46,20 +48,7 @@ constexpr const char* kWholeSegmentsBoundsHint =
 
 }  // namespace
 
-const char* idea_to_revisit(int lab) {
-  switch (lab) {
-    case 1: return "which threads own a partial sum at each stride, and the barrier after every step.";
-    case 2: return "the stride starts at blockDim.x and halves; only threads below it add, and every step ends at a barrier.";
-    case 3: return "the first add happens while loading into input_s; every later step reads input_s only after a barrier.";
-    case 4: return "bounds checks that use the identity (0 for a sum) for missing elements, and one atomicAdd per block.";
-    case 5: return "each thread adds COARSE_FACTOR*2 elements before the tree; the grid size follows from it.";
-    case 6: return "the last warp's steps without __syncthreads: __shfl_down_sync, or __syncwarp between steps.";
-    case 7:
-      return "one kernel template for every T and Op: a grid-stride loop that reads each element once, op(...) to "
-             "combine, warp shuffles, one barrier and one atomic per block.";
-  }
-  return "";
-}
+const char* idea_to_revisit(int lab) { return is_lab(lab) ? lab_info(lab).revisit.c_str() : ""; }
 
 std::string wrong_result_hint(const WrongResults& wrong) {
   // Blocks that are each right but meet wrongly: whether or not the emulator saw the order matter.
@@ -122,7 +111,7 @@ std::string traffic_hint(TrafficProblem problem, bool generic_ops, int lab) {
     case TrafficProblem::atomics:
       return one_atomic + ": one thread combines the block's result into output, after the block's tree.";
     case TrafficProblem::barriers:
-      return lab == 7 ? idea_to_revisit(7) : idea_to_revisit(6);
+      return idea_to_revisit(lab);  // a lab whose barriers are bounded names them in its own idea
     case TrafficProblem::shared_memory:
       return "";  // named by the shared-memory judgement itself (shared_hint)
   }

@@ -11,7 +11,7 @@
 
 namespace reduce_lab::grader {
 
-// One line a student can act on: the idea of lab `lab` to revisit.
+// One line a student can act on: the idea of lab `lab` to revisit (its "revisit" in grader/labs.json).
 const char* idea_to_revisit(int lab);
 
 // What the wrong cases of a correctness check have in common.

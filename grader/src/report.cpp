@@ -19,8 +19,6 @@
 
 namespace reduce_lab::grader {
 
-const char* const kTests[4] = {"correctness", "requests", "speedup", "races"};
-
 const char* status_word(Status status) {
   return status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL";
 }
@@ -34,8 +32,9 @@ const char* built_backend() {
 }
 
 namespace {
-// Widest a cell may grow before it is cut with "~".
+// Widest a cell may grow before it is cut with "~", per column in the manifest's order of checks.
 const std::size_t kMaxColumns[] = {56, 40, 30, 26};
+std::size_t max_column(std::size_t column) { return column < 4 ? kMaxColumns[column] : 26; }
 
 std::string one_line(std::string text) {
   for (char& c : text)
@@ -194,14 +193,16 @@ Verdict unfinished_verdict() {
 
 std::string table_text(const std::string& dir, const std::string& backend, bool* all_passed) {
   bool passed = true, graded = false;
+  const std::vector<std::string>& checks = check_names();
+  const std::size_t columns = checks.size();
   std::vector<std::pair<int, std::vector<std::string>>> rows;
-  std::size_t widths[4];
-  for (int t = 0; t < 4; ++t) widths[t] = std::string(kTests[t]).size();
-  for (int lab = 1; lab <= kLabs; ++lab) {
-    std::vector<std::string> cells(4);
+  std::vector<std::size_t> widths(columns);
+  for (std::size_t t = 0; t < columns; ++t) widths[t] = checks[t].size();
+  for (int lab = 1; lab <= lab_count(); ++lab) {
+    std::vector<std::string> cells(columns);
     bool lab_seen = false;
-    for (int t = 0; t < 4; ++t) {
-      const std::string path = dir + "/lab" + std::to_string(lab) + "." + kTests[t];
+    for (std::size_t t = 0; t < columns; ++t) {
+      const std::string path = dir + "/lab" + std::to_string(lab) + "." + checks[t];
       const auto own = read_result(path);
       const auto emu = read_result(path + ".emu");
       if (!own && !emu) {
@@ -212,7 +213,7 @@ std::string table_text(const std::string& dir, const std::string& backend, bool*
       const RecordedResult cell = table_cell(own ? &*own : nullptr, emu ? &*emu : nullptr);
       if (cell.status == "FAIL") passed = false;
       if (cell.status == "PASS" || cell.status == "FAIL") graded = true;
-      cells[t] = fit_cell(cell.status + " " + cell.summary, kMaxColumns[t]);
+      cells[t] = fit_cell(cell.status + " " + cell.summary, max_column(t));
       widths[t] = std::max(widths[t], cells[t].size());
     }
     if (lab_seen) rows.emplace_back(lab, std::move(cells));
@@ -222,10 +223,12 @@ std::string table_text(const std::string& dir, const std::string& backend, bool*
     char first[64];
     std::snprintf(first, sizeof first, "%-17s", title.c_str());
     std::string line = first;
-    for (int t = 0; t < 3; ++t) line += " " + cells[t] + std::string(widths[t] - std::min(widths[t], cells[t].size()), ' ');
-    text += line + " " + cells[3] + "\n";
+    // Every column padded to its width but the last, so no line ends in blanks.
+    for (std::size_t t = 0; t + 1 < columns; ++t)
+      line += " " + cells[t] + std::string(widths[t] - std::min(widths[t], cells[t].size()), ' ');
+    text += line + " " + cells[columns - 1] + "\n";
   };
-  add_row("lab", {kTests[0], kTests[1], kTests[2], kTests[3]});
+  add_row("lab", checks);
   for (const auto& [lab, cells] : rows) add_row(std::to_string(lab) + " " + lab_info(lab).name, cells);
   if (rows.empty()) {
     text += "(no results: no test ran)\n";
@@ -249,7 +252,7 @@ struct FailedChecks {
 
 std::vector<FailedChecks> failures_of(const std::string& dir, int lab) {
   std::vector<FailedChecks> failed;
-  for (const char* test : kTests) {
+  for (const std::string& test : check_names()) {
     const std::string path = dir + "/lab" + std::to_string(lab) + "." + test;
     const auto own = read_result(path);
     const auto emu = read_result(path + ".emu");
@@ -283,7 +286,7 @@ std::string indent(const std::string& text) {
 std::string failures_text(const std::string& dir) {
   std::string text;
   std::vector<int> not_written;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const std::vector<FailedChecks> failed = failures_of(dir, lab);
     if (failed.empty()) continue;
     // An unwritten stub says the same in every check; labs not started yet are listed once.

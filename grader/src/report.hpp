@@ -50,9 +50,6 @@ RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
 // failed rather than as not run, until it records its real verdict.
 Verdict unfinished_verdict();
 
-// The four graded tests of every lab, in the table's order.
-extern const char* const kTests[4];
-
 // The table of everything recorded in `dir`, one line per lab that has results. `backend`
 // names what graded ("GPU", "emulator"). `all_passed` (may be null): every lab passed every
 // test that ran, and at least one test was graded (not every one skipped).

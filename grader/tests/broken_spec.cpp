@@ -7,9 +7,9 @@
 
 #include "broken_suite.hpp"
 
-namespace reduce_lab::grader::broken {
+#include "catalog.hpp"
 
-const char* const kChecks[4] = {"correctness", "requests", "speedup", "races"};
+namespace reduce_lab::grader::broken {
 
 const char* status_name(Status status) {
   return status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL";
@@ -82,13 +82,14 @@ Case parse_case(const std::string& path, const std::string& text) {
   const std::string stem = file.size() > 3 && file.compare(file.size() - 3, 3, ".cu") == 0
                                ? file.substr(0, file.size() - 3)
                                : file;
-  static const std::regex kName("(ok_)?lab([1-7])_[a-z0-9_]+");
+  static const std::regex kName("(ok_)?lab([1-9][0-9]*)_[a-z0-9_]+");
   if (file == stem || !std::regex_match(stem, name, kName))
     throw fail_at(0, "a case is named lab<N>_<what>.cu (a broken lab N) or ok_lab<N>_<what>.cu (a legal one), "
                      "in lower case");
   c.name = stem;
   c.legal = name[1].matched;
   c.lab = std::stoi(name[2]);
+  if (!is_lab(c.lab)) throw fail_at(0, "there is no lab " + std::to_string(c.lab) + " in grader/labs.json");
 
   static const std::regex kExpectWord("^\\s*//\\s*expect\\b.*");
   std::istringstream lines(text);
@@ -138,7 +139,8 @@ Case parse_case(const std::string& path, const std::string& text) {
     e.check = words[2];
     if (e.backend != "gpu" && e.backend != "emu" && e.backend != "all")
       throw fail_at(number, "unknown backend '" + e.backend + "': gpu, emu or all");
-    if (std::find(std::begin(kChecks), std::end(kChecks), e.check) == std::end(kChecks))
+    const std::vector<std::string>& checks = check_names();
+    if (std::find(checks.begin(), checks.end(), e.check) == checks.end())
       throw fail_at(number, "unknown check '" + e.check + "': correctness, requests, speedup or races");
     if (words[3] == "PASS") {
       e.status = Status::pass;
@@ -189,7 +191,7 @@ Case parse_case(const std::string& path, const std::string& text) {
 
 std::vector<Expectation> expectations_for(const Case& c, const std::string& backend) {
   std::vector<Expectation> chosen;
-  for (const char* check : kChecks)
+  for (const std::string& check : check_names())
     for (const Expectation& e : c.expectations)
       if (e.check == check && applies(e.backend, backend)) chosen.push_back(e);
   return chosen;

@@ -36,7 +36,7 @@ bool dump_counts(const std::string& path) {
   out << "# " << properties.name << ": multiprocessors=" << properties.multiProcessorCount
       << " threads_per_multiprocessor=" << properties.maxThreadsPerMultiProcessor << "\n";
   int labs = 0;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const LoadedLab loaded = load_lab(lab, Flavor::counted);
     if (!loaded) continue;
     ++labs;

@@ -12,11 +12,6 @@
 namespace reduce_lab::grader {
 
 namespace {
-const std::vector<DType> kAllTypes = {DType::f32, DType::f64, DType::i32};
-const std::vector<Op> kAllOps = {Op::sum, Op::max, Op::min};
-}  // namespace
-
-namespace {
 bool graded_failure_seen = false;
 }  // namespace
 
@@ -31,74 +26,6 @@ void grade(int lab, const char* test, const Verdict& verdict) {
   std::fflush(stdout);
   graded_failure_seen = graded_failure_seen || verdict.status == Status::fail;
   REQUIRE(verdict.status != Status::fail);
-}
-
-CorrectnessPlan power_of_two_plan() {
-  CorrectnessPlan plan;
-  plan.sizes = powers_of_two(2, std::size_t{1} << 20);
-  plan.special_sizes = {2, 64, 2048, std::size_t{1} << 16, std::size_t{1} << 20};
-  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers};
-  return plan;
-}
-
-CorrectnessPlan any_size_plan() {
-  CorrectnessPlan plan;
-  plan.sizes = powers_of_two(2, std::size_t{1} << 20);
-  for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{1000}, std::size_t{2047},
-                        std::size_t{2049}, std::size_t{1000007}, (std::size_t{1} << 24) + 1})
-    plan.sizes.push_back(n);
-  plan.special_sizes = {1, 31, 2049, 1000007};
-  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative,
-                           Pattern::large};
-  return plan;
-}
-
-std::vector<std::size_t> traffic_sizes() { return {1, 31, 1000, 2049, 1000007, std::size_t{1} << 20}; }
-
-CorrectnessPlan correctness_plan(int lab) {
-  if (lab <= 3) return power_of_two_plan();
-  CorrectnessPlan plan = any_size_plan();
-  if (lab == 7) {
-    plan.dtypes = kAllTypes;
-    plan.ops = kAllOps;
-  }
-  return plan;
-}
-
-std::vector<std::size_t> book_request_sizes() { return powers_of_two(2, std::size_t{1} << 20); }
-
-TrafficPlan traffic_plan(int lab) {
-  TrafficPlan plan;
-  plan.sizes = traffic_sizes();
-  plan.shared_tree_bound = lab >= 4 && lab <= 6;  // lab 7 reports its shared memory, unbounded
-  switch (lab) {
-    case 4: plan.elements_per_block = 2048; break;  // 2 x 1024 threads
-    case 5: plan.elements_per_block = 4096; break;  // COARSE_FACTOR 2: 2 x 2 x 1024
-    case 6:
-      plan.elements_per_block = 4096;
-      plan.max_barriers_per_block = 6;  // log2(1024) - 4: the tree's steps down to 32, plus one
-      break;
-    case 7:
-      plan.dtypes = kAllTypes;
-      plan.ops = kAllOps;
-      plan.max_barriers_per_block = 6;    // lab 6's bound, whatever the block size
-      break;
-  }
-  return plan;
-}
-
-CorrectnessPlan races_plan(int lab) {
-  CorrectnessPlan plan;
-  if (lab <= 3) {
-    plan.sizes = {256, 2048, std::size_t{1} << 16};
-    return plan;
-  }
-  plan.sizes = {1, 3, 31, 1000, 2049, 100003};
-  if (lab == 7) {
-    plan.dtypes = kAllTypes;
-    plan.ops = kAllOps;
-  }
-  return plan;
 }
 
 std::string source_root() {

@@ -13,6 +13,7 @@
 #include "bench.hpp"
 #include "charts.hpp"
 #include "commands.hpp"
+#include "catalog.hpp"
 #include "grade_report.hpp"
 #include "kit.hpp"
 #include "report.hpp"
@@ -157,7 +158,8 @@ TEST_CASE("kit report") {
     CHECK(last["measured"]["requests"]["atomic"] == 2);
     CHECK(lab4["thresholds"]["elements_per_block"] == 2048);
 
-    for (const char* name : {"lab2.speedup", "lab7.speedup"}) {
+    for (const int number : {2, 7}) {
+      const std::string name = "lab" + std::to_string(number) + ".speedup";
       INFO(name);
       const nlohmann::json speed = record_of(results, name);
       const nlohmann::json& figures = speed["figures"];
@@ -173,7 +175,8 @@ TEST_CASE("kit report") {
       CHECK(figures["ratio"].get<double>() ==
             Approx(figures["baseline"]["median_ms"].get<double>() / lab["median_ms"].get<double>()));
       CHECK(figures["baseline"]["kind"] == "lab");
-      CHECK(speed["thresholds"]["min_speedup"] == 1.0);
+      // Without CMake's threshold in the environment, the lab's own gate from grader/labs.json.
+      CHECK(speed["thresholds"]["min_speedup"] == lab_info(number).min_speedup);
     }
     const nlohmann::json lab7 = record_of(results, "lab7.speedup")["figures"];
     CHECK(lab7["bandwidth_fraction"].get<double>() ==
@@ -205,7 +208,7 @@ TEST_CASE("kit report") {
     double total = 0, maximum = 0;
     for (const auto& [number, lab] : report["labs"].items()) {
       const int n = std::stoi(number);
-      for (const char* check : kTests) {
+      for (const std::string& check : check_names()) {
         const nlohmann::json& entry = lab["checks"][check];
         INFO("lab" << n << "." << check << " " << entry["status"]);
         const std::string status = entry["status"];
@@ -287,7 +290,7 @@ TEST_CASE("kit report") {
     const auto skipped = dir / "skipped";
     setenv("REDUCE_LAB_RESULTS_DIR", skipped.c_str(), 1);
     const std::string why = "no usable NVIDIA GPU here (CUDA driver version is insufficient for CUDA runtime version)";
-    for (const char* check : kTests) record(1, check, skip("skipped", why));
+    for (const std::string& check : check_names()) record(1, check, skip("skipped", why));
     setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
     bool passed = true;
     const std::string text = table_text(skipped.string(), "GPU", &passed);

@@ -10,7 +10,7 @@ using namespace reduce_lab::grader;
 
 TEST_CASE("kit stubs") {
   int checked = 0;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     if (!load_lab(lab, Flavor::plain, Origin::stub)) continue;  // not written yet
     INFO(lab_title(lab));
     CorrectnessPlan plan = power_of_two_plan();
@@ -19,7 +19,7 @@ TEST_CASE("kit stubs") {
     INFO(correctness.message);
     CHECK(correctness.status == Status::fail);
     CHECK(correctness.summary == "not implemented yet");
-    if (lab <= 3) {
+    if (lab_info(lab).kind == reduce_lab::LabKind::multipass) {
       const Verdict requests = check_book_requests(lab, {256, 2048}, Origin::stub);
       INFO(requests.message);
       CHECK(requests.status == Status::fail);

@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
-from .kit import Harness, Kit
+from .kit import Harness, Kit, baseline
 from .results import SCHEMA, lab_checks, read_results, score, write_atomically, write_report
 from .submissions import Submission
 
@@ -77,8 +77,9 @@ class Occupancy:
 def labs_needed(backend: str, labs: list, stems: dict) -> set:
     wanted = set(labs)
     if backend == "gpu":
-        # Lab k is timed against the student's own lab k-1, so that one is built too.
-        wanted |= {lab - 1 for lab in labs if lab - 1 in stems}
+        # A lab is timed against the student's own baseline lab (grader/labs.json), so that one
+        # is built too.
+        wanted |= {baseline(lab) for lab in labs if baseline(lab) in stems}
     return wanted
 
 

@@ -1,5 +1,7 @@
 """The instructor's kit: where it is, which labs it has, which version grades, which harness."""
 
+import functools
+import json
 import re
 import subprocess
 from dataclasses import dataclass
@@ -7,7 +9,33 @@ from pathlib import Path
 
 from . import GradeAllError
 
-CHECKS = ("correctness", "requests", "speedup", "races")
+# The kit these tools belong to: they live in its tools/ folder.
+KIT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=None)
+def manifest() -> dict:
+    """grader/labs.json, where every lab is declared (docs/instructors.md, "Adding a lab"):
+    {"checks": [...], "labs": [{"number": 1, "stem": "01_simple", "baseline": "cpu", ...}, ...]}."""
+    path = KIT_ROOT / "grader" / "labs.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise GradeAllError(f"{path} cannot be read: {error}") from None
+
+
+def manifest_labs() -> dict:
+    """{number: that lab's entry in grader/labs.json}."""
+    return {lab["number"]: lab for lab in manifest()["labs"]}
+
+
+def baseline(lab: int) -> int:
+    """The lab `lab` is timed against; 0 for the sequential CPU loop."""
+    value = manifest_labs()[lab]["baseline"]
+    return 0 if value == "cpu" else int(value)
+
+
+CHECKS = tuple(manifest()["checks"])
 
 
 @dataclass(frozen=True)
@@ -19,14 +47,11 @@ class Kit:
         return self.root / "grader" / "points.json"
 
     def lab_stems(self) -> dict:
-        """{1: "01_simple", ...}, from the kit's own labs/ folder, so that the kit alone says
+        """{1: "01_simple", ...}, from the kit's grader/labs.json, so that the kit alone says
         which file names a submission must use."""
-        stems = {}
-        for path in sorted((self.root / "labs").glob("[0-9][0-9]_*.cu")):
-            stems[int(path.name[:2])] = path.stem
-        if not stems:
-            raise GradeAllError(f"{self.root}/labs has no lab files: is {self.root} a copy of the kit?")
-        return stems
+        if not (self.root / "labs").is_dir():
+            raise GradeAllError(f"{self.root}/labs is missing: is {self.root} a copy of the kit?")
+        return {number: lab["stem"] for number, lab in manifest_labs().items()}
 
     def version(self) -> str:
         try:

@@ -4,14 +4,14 @@
 
 A check that passes earns its points; one that fails earns none; one that cannot be graded on
 the machine that graded (speed and races on the emulator) earns none and is left out of the
-maximum too.
+maximum too. A lab the file leaves out is worth its default points in grader/labs.json.
 """
 
 import json
 from pathlib import Path
 
 from . import GradeAllError
-from .kit import CHECKS
+from .kit import CHECKS, manifest_labs
 
 # On a GPU machine the emulator may also judge correctness (recorded as correctness.emu).
 KNOWN_CHECKS = CHECKS + ("correctness.emu",)
@@ -40,7 +40,7 @@ def load_points(path: Path, labs: dict) -> dict:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise GradeAllError(f"{path}: {key}.{check} must be a number of points, 0 or more, not {value!r}")
         points[int(key[3:])] = dict(checks)
-    missing = sorted(set(labs) - set(points))
-    if missing:
-        raise GradeAllError(f"{path}: no points for " + ", ".join(f"lab{lab}" for lab in missing))
+    defaults = manifest_labs()
+    for lab in sorted(set(labs) - set(points)):
+        points[lab] = dict(defaults[lab]["points"])
     return points

@@ -1,0 +1,35 @@
+// The plans each lab's checks run: sizes, patterns, types and operators. They follow from the
+// lab's kind and plan parameters in grader/labs.json, and live here once: the lab tests, the
+// count dump and the docs test (which checks every figure the docs state about them) all read
+// these objects.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "checks.hpp"
+
+namespace reduce_lab::grader {
+
+// Multipass labs (1-3, n a power of two): every power of two from 2 to 2^20 with random
+// inputs, and the other patterns at a few sizes.
+CorrectnessPlan power_of_two_plan();
+
+// Single and generic labs (4-7, any n): the odd sizes of design §2 and the powers of two,
+// random inputs, and the other patterns (all-negative too, for max) at a few of them.
+CorrectnessPlan any_size_plan();
+
+// Sizes at which single and generic labs are counted: one element, a partial warp, a partial
+// block, many blocks with a ragged end.
+std::vector<std::size_t> traffic_sizes();
+
+// The plan of each lab's tests (labN.correctness, labN.requests, labN.races), from its kind and
+// plan parameters in grader/labs.json.
+CorrectnessPlan correctness_plan(int lab);
+std::vector<std::size_t> book_request_sizes();  // multipass labs: one pass counted at each
+TrafficPlan traffic_plan(int lab);               // single and generic labs
+// What the races test runs under compute-sanitizer: sizes of one and many blocks, and for
+// single and generic labs small odd ones, where a read past n is past the end of the allocation.
+CorrectnessPlan races_plan(int lab);
+
+}  // namespace reduce_lab::grader
