@@ -206,7 +206,7 @@ TEST_CASE("kit show layout: a wrong tree draws itself, a deadlock draws up to wh
 }
 
 TEST_CASE("kit show docs: every lab page shows its reference's picture, and the committed figures are current") {
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     INFO(lab_title(lab));
     const std::string file = docs_figure_file(lab);
     const std::filesystem::path committed = std::filesystem::path(source_root()) / "docs" / file;
@@ -275,7 +275,7 @@ function measure(svg, view) {
 TEST_CASE("kit pictures: the docs' figures and the broken labs' pictures, as headless Chromium draws them") {
   nlohmann::json pictures = nlohmann::json::object();
   std::map<std::string, std::size_t> steps;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const std::string file = docs_figure_file(lab);
     pictures[file] = read_text(std::filesystem::path(source_root()) / "docs" / file);
     steps[file] = record_run(reference(lab), default_size(reference(lab))).picture.steps.size();

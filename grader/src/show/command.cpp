@@ -150,7 +150,7 @@ int show_docs_command(int argc, char** argv) {
     throw std::runtime_error("usage: --show-docs DOCS_DIR --reference DIR");
   const std::string docs = argv[2], reference_dir = argv[4];
   int status = 0;
-  for (int lab = 1; lab <= kLabs; ++lab) {
+  for (int lab = 1; lab <= lab_count(); ++lab) {
     const LoadedLab loaded =
         load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
     if (!loaded) {
