@@ -31,7 +31,7 @@ namespace {
 // "labs/01_simple.cu" from the path the build recorded beside the modules.
 std::string short_source(const std::string& dir, int lab, const char* fallback_folder) {
   std::string path = lab_source_file_in(dir, lab);
-  if (path.empty()) return std::string(fallback_folder) + "/" + lab_info(lab).stem + ".cu";
+  if (path.empty()) return fallback_folder + ("/" + lab_info(lab).stem) + ".cu";
   const std::size_t last = path.rfind('/');
   const std::size_t folder = last == std::string::npos || last == 0 ? std::string::npos : path.rfind('/', last - 1);
   return folder == std::string::npos ? path : path.substr(folder + 1);
@@ -70,7 +70,7 @@ std::string docs_figure_svg(const ModuleInfo& reference) {
   const RecordedRun run = record_run(reference, default_size(reference));
   Drawing drawing;
   drawing.title = lab_title(reference.lab) + ", the reference solution at " + size_words(run.picture);
-  drawing.reference_label = "solutions/" + std::string(lab_info(reference.lab).stem) + ".cu (" +
+  drawing.reference_label = "solutions/" + lab_info(reference.lab).stem + ".cu (" +
                             lab_info(reference.lab).figure + "), " + run_words(run);
   drawing.reference = &run.picture;
   drawing.note = "Drawn by ./lab show " + std::to_string(reference.lab) +
@@ -121,15 +121,14 @@ int show_command(int argc, char** argv) {
     drawing.note = note;
   } else if (reference_dir.empty()) {
     drawing.note = "This copy of the kit has no solutions/, so your picture is drawn alone; " +
-                   std::string(lab_info(lab).doc) + " shows the reference's.";
+                   lab_info(lab).doc + " shows the reference's.";
   } else {
-    const LoadedLab loaded =
-        load_lab_from(reference_dir, lab, Flavor::counted, short_source(reference_dir, lab, "solutions"));
+    const std::string reference_source = short_source(reference_dir, lab, "solutions");
+    const LoadedLab loaded = load_lab_from(reference_dir, lab, Flavor::counted, reference_source);
     if (loaded) {
       reference = record_run(*loaded.info, n);
       drawing.reference = &reference.picture;
-      drawing.reference_label =
-          "reference (" + short_source(reference_dir, lab, "solutions") + "): " + run_words(reference);
+      drawing.reference_label = "reference (" + reference_source + "): " + run_words(reference);
       drawing.difference = first_difference(reference.picture, yours.picture);
     } else {
       drawing.note = "The reference could not be loaded (" + loaded.problem + "); your picture is drawn alone.";
