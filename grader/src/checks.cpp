@@ -59,9 +59,11 @@ std::string doc_line(int lab) { return doc_line(lab, ""); }
 // A wrong or miscounted lab also points at its picture: what the kernel did, step by step,
 // beside the reference's (./lab show, drawn from the emulator's record of a small run).
 std::string picture_line(int lab) {
-  const std::string n = std::to_string(lab);
-  return "\nSee it: ./lab show " + n + " draws what your kernel did, step by step, beside the reference's\n"
-         "(and writes build/grade-emu/show/lab0" + n + ".svg).";
+  char svg[32];
+  std::snprintf(svg, sizeof svg, "lab%02d.svg", lab);  // as ./lab show names it, after the lab's modules
+  return "\nSee it: ./lab show " + std::to_string(lab) +
+         " draws what your kernel did, step by step, beside the reference's\n"
+         "(and writes build/grade-emu/show/" + svg + ").";
 }
 
 std::string indented(const std::string& text) {
