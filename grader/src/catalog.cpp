@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "settings.hpp"
+
 // The text of grader/labs.json, written into a source file by CMake (cmake/LabManifest.cmake).
 extern const char* const reduce_lab_manifest_text;
 
@@ -173,8 +175,7 @@ std::string lab_title(int number) {
 }
 
 std::string lab_source(int number) {
-  const char* folder = std::getenv("REDUCE_LAB_SOURCE_FOLDER");  // set by CTest: labs or solutions
-  return std::string(folder && *folder ? folder : "labs") + "/" + lab_info(number).stem + ".cu";
+  return settings().source_folder + "/" + lab_info(number).stem + ".cu";
 }
 
 }  // namespace reduce_lab::grader

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include "settings.hpp"
+
 namespace reduce_lab::grader {
 
 namespace {
@@ -57,8 +59,8 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 HardwareCounts timed_build_counts(int lab, std::size_t n) {
   HardwareCounts counts;
-  const char* ncu = std::getenv("REDUCE_LAB_NCU");
-  if (!ncu || !*ncu) {
+  const std::string ncu = settings().ncu;
+  if (ncu.empty()) {
     counts.why_not = "Nsight Compute (ncu) was not found with the CUDA toolkit";
     return counts;
   }

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "settings.hpp"
 #include "thread_order.hpp"
 
 namespace reduce_lab::grader {
@@ -56,8 +57,8 @@ const char* op_name(Op op) {
 }
 
 std::uint64_t process_seed() {
-  static const std::uint64_t seed = [] {
-    if (const char* text = std::getenv("REDUCE_LAB_SEED"); text && *text) return std::strtoull(text, nullptr, 10);
+  static const std::uint64_t seed = []() -> std::uint64_t {
+    if (const std::optional<std::uint64_t> chosen = settings().seed) return *chosen;
     std::random_device device;
     return (static_cast<std::uint64_t>(device()) << 32 | device()) % 1000000000ull;
   }();

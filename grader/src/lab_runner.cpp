@@ -14,9 +14,11 @@
 
 #include "catalog.hpp"
 #include "faults.hpp"
+#include "limits.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
 #include "report.hpp"
+#include "settings.hpp"
 #include "supervision.hpp"
 
 namespace reduce_lab::grader {
@@ -28,9 +30,9 @@ namespace {
 // once more, and on a GPU that time is the device's. The note lives beside the results, for
 // the build of the lab that was stopped: a rebuilt lab runs again.
 std::string stopped_note_path(int lab) {
-  const char* dir = std::getenv("REDUCE_LAB_RESULTS_DIR");
-  if (dir == nullptr || *dir == '\0') return {};
-  return std::string(dir) + "/stopped/lab" + std::to_string(lab);
+  const std::string& dir = settings().results_dir;
+  if (dir.empty()) return {};
+  return dir + "/stopped/lab" + std::to_string(lab);
 }
 
 void note_stopped(int lab, const std::string& where) {
@@ -93,15 +95,7 @@ class WatchdogThread {
   }
 
  private:
-  WatchdogThread() {
-    const char* text = std::getenv("REDUCE_LAB_RUN_TIMEOUT");
-#if defined(REDUCE_LAB_EMU)
-    limit_seconds_ = text ? std::atof(text) : 300.0;
-#else
-    limit_seconds_ = text ? std::atof(text) : 30.0;
-#endif
-    std::thread([this] { watch(); }).detach();
-  }
+  WatchdogThread() : limit_seconds_(limits().call) { std::thread([this] { watch(); }).detach(); }
 
   void watch() {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -131,12 +125,11 @@ class WatchdogThread {
   std::string limit_text() const { return seconds_text(limit_seconds_); }
 
   // The limit that stops a hanging call first: on the emulator, one launch's own limit
-  // (REDUCE_LAB_EMU_TIMEOUT, 60 s unless set) when it is the shorter.
+  // (REDUCE_LAB_EMU_TIMEOUT) when it is the shorter.
   std::string first_limit_text() const {
     std::string text = seconds_text(limit_seconds_) + " (REDUCE_LAB_RUN_TIMEOUT)";
 #if defined(REDUCE_LAB_EMU)
-    const char* launch = std::getenv("REDUCE_LAB_EMU_TIMEOUT");
-    const double launch_seconds = launch && *launch ? std::atof(launch) : 60.0;
+    const double launch_seconds = limits().launch;
     if (launch_seconds < limit_seconds_) text = seconds_text(launch_seconds) + " per launch (REDUCE_LAB_EMU_TIMEOUT)";
 #endif
     return text;
@@ -146,13 +139,12 @@ class WatchdogThread {
   // machine, well before any limit.
   double note_after_seconds() const { return limit_seconds_ > 45 ? 15.0 : limit_seconds_ / 3; }
 
+  // The process ends here, with the kernel still running. Why goes to the supervising parent,
+  // which turns the exit into the test's verdict (supervisor.hpp); the runner judges nothing.
   [[noreturn]] static void stop(int lab, const std::string& summary, const std::string& what) {
     const std::string message = what + "\nRevisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " +
                                 fault_hint(FaultKind::deadlock) + "\nRead: " + lab_info(lab).doc;
-    // The process ends here, with the kernel still running: the verdict is recorded first,
-    // so the table says what happened rather than that the test stopped.
-    record_current(fail(summary, message));
-    std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
+    if (!supervision::note_stop(summary, message)) std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
     std::fflush(stderr);
     std::_Exit(kTimeLimitExit);
   }

@@ -68,11 +68,11 @@ class LabRunner {
   RunOutcome pending_;
 };
 
-// Stops the process when a lab call takes longer than the limit: a kernel that never
-// finishes must fail its own test with a reason, not hang the grade. It records the verdict
-// `time limit: <where>` for the test, prints why, and exits with 124, the status the
-// supervising parent reads as a time limit. One thread per process watches; arming it costs
-// a lock, so it may sit inside timed regions.
+// Stops the process when a lab call takes longer than the limit (limits.hpp): a kernel that
+// never finishes must fail its own test with a reason, not hang the grade. It tells the
+// supervising parent why (`time limit: <where>` and the story) and exits with 124; the parent
+// records that as the test's verdict (supervisor.hpp). One thread per process watches; arming
+// it costs a lock, so it may sit inside timed regions.
 class Watchdog {
  public:
   // Arms for a call of lab `lab` on n elements; `where` is the case label for the summary.

@@ -23,31 +23,23 @@
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp)
 //
-// Everything but --skip, --broken and the commands runs in a child process that this one supervises: when
-// the child ends without recording a verdict (a signal, the watchdog's or the emulator's
-// exit, CTest's time limit coming near), the parent records one from how it ended, so the
-// table says "crash: n = 2049" or "time limit: n = 5" rather than nothing. The parent never
-// initialises CUDA: the GPU check happens in the child.
+// Everything but --skip, --broken and the commands runs in a child process that this one
+// supervises (supervisor.hpp): a test that ends without a verdict still gets one that names how
+// it ended. The parent never initialises CUDA: the GPU check happens in the child.
 #if REDUCE_LAB_CATCH2_MAJOR < 3
 #define CATCH_CONFIG_RUNNER
 #endif
 #include "../tests/catch.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <fstream>
-#include <functional>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -60,15 +52,16 @@
 #include "commands.hpp"
 #include "device.hpp"
 #include "faults.hpp"
+#include "files.hpp"
 #include "inputs.hpp"
 #include "lab_runner.hpp"
+#include "limits.hpp"
 #include "report.hpp"
+#include "settings.hpp"
 #include "supervision.hpp"
-#include "thread_order.hpp"
+#include "supervisor.hpp"
 
 namespace {
-
-constexpr int kSkipped = 77;
 
 using namespace reduce_lab::grader;
 
@@ -103,9 +96,8 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
   }
   // REDUCE_LAB_PROFILE_DTYPE=double (or int) profiles lab 7's instantiation for that type.
   reduce_lab::DType dtype = reduce_lab::DType::f32;
-  if (const char* name = std::getenv("REDUCE_LAB_PROFILE_DTYPE"))
-    for (reduce_lab::DType d : {reduce_lab::DType::f32, reduce_lab::DType::f64, reduce_lab::DType::i32})
-      if (std::string(name) == dtype_name(d)) dtype = d;
+  for (reduce_lab::DType d : {reduce_lab::DType::f32, reduce_lab::DType::f64, reduce_lab::DType::i32})
+    if (settings().profile_dtype == dtype_name(d)) dtype = d;
   const auto input = make_input(Pattern::uniform, dtype, n);
   LabRunner runner(loaded.info, dtype, reduce_lab::Op::sum);
   const RunOutcome outcome = runner.reduce(input, first_pass_only);
@@ -127,33 +119,11 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
   return 0;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The lines of compute-sanitizer's report that say what and where, without its banner.
-std::string report_excerpt(const std::string& report) {
-  std::istringstream lines(report);
-  std::string line, excerpt;
-  int kept = 0;
-  while (std::getline(lines, line) && kept < 12) {
-    if (line.find("COMPUTE-SANITIZER") != std::string::npos || line.find("ERROR SUMMARY") != std::string::npos)
-      continue;
-    if (line.find_first_not_of("= ") == std::string::npos) continue;
-    excerpt += "  " + line + "\n";
-    ++kept;
-  }
-  return excerpt;
-}
-
 int run_under_sanitizer(int lab, const char* self, const std::vector<char*>& args) {
-  const char* sanitizer = std::getenv("REDUCE_LAB_COMPUTE_SANITIZER");
+  const std::string sanitizer_path = settings().compute_sanitizer;
+  const char* sanitizer = sanitizer_path.c_str();
   for (const char* tool : {"memcheck", "racecheck"}) {
-    const char* folder = std::getenv("TMPDIR");
-    const std::string log = std::string(folder && *folder ? folder : "/tmp") + "/reduce_lab_" + tool + "." +
+    const std::string log = settings().temp_dir + "/reduce_lab_" + tool + "." +
                             std::to_string(getpid()) + ".log";
     // API errors are left to the test itself, which checks every CUDA call and names the
     // grader's own failures (the device out of memory, say) as such: memcheck would report
@@ -207,6 +177,9 @@ int run_under_sanitizer(int lab, const char* self, const std::vector<char*>& arg
 
 // What the child does: the test itself.
 int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::string>& mode, std::vector<char*>& rest) {
+  // Every emulated launch of the test stops at the limit derived from its budget. Here, in the
+  // child: the emulator reads its seed when first used, which must be after the parent exported it.
+  apply_emulator_limit();
   std::string why;
   if (needs_gpu && !gpu_present(&why)) {
     const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";
@@ -232,8 +205,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   // Catch2 saw something else go wrong, such as an exception out of the test case.
   // The file is unlinked at once and reached through its descriptor, so a test that is killed
   // (CTest's time limit, a cancelled Slurm task) leaves nothing behind in TMPDIR.
-  const char* folder = std::getenv("TMPDIR");
-  std::string report = std::string(folder && *folder ? folder : "/tmp") + "/reduce_lab_catch.XXXXXX";
+  std::string report = settings().temp_dir + "/reduce_lab_catch.XXXXXX";
   const int report_fd = mkstemp(report.data());
   if (report_fd < 0) return session.run(static_cast<int>(rest.size()), rest.data());
   unlink(report.c_str());
@@ -251,144 +223,6 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   }
   close(report_fd);
   return code;
-}
-
-// Keeps the last lines a child wrote to its stderr, passing everything on as it comes.
-class Tail {
- public:
-  void add(const char* data, std::size_t size) {
-    for (std::size_t i = 0; i < size; ++i) {
-      if (data[i] == '\n') {
-        lines_.push_back(current_);
-        current_.clear();
-        if (lines_.size() > 20) lines_.pop_front();
-      } else if (current_.size() < 400) {
-        current_ += data[i];
-      }
-    }
-  }
-  std::string text() const {
-    std::string all;
-    for (const std::string& line : lines_) all += line + "\n";
-    return all + current_;
-  }
-
- private:
-  std::deque<std::string> lines_;
-  std::string current_;
-};
-
-// The verdict for a child that ended without one.
-Verdict verdict_from_ending(int lab, int status, bool past_deadline, const supervision::Snapshot& last,
-                            const std::string& tail) {
-  const std::string where = last.has_case ? last.label : "before the first case";
-  Fault fault = classify_fault(tail);
-  std::string how;
-  if (past_deadline) {
-    fault.kind = FaultKind::time_limit;
-    how = "it was still running as CTest's time limit for the test (REDUCE_LAB_TEST_TIMEOUT) came near, so it was stopped";
-  } else if (WIFSIGNALED(status)) {
-    if (fault.kind == FaultKind::none || fault.kind == FaultKind::failed || fault.kind == FaultKind::time_limit)
-      fault.kind = FaultKind::crash;
-    how = "it was killed by " + signal_text(WTERMSIG(status));
-  } else if (WEXITSTATUS(status) == kTimeLimitExit) {
-    fault.kind = FaultKind::time_limit;
-    how = "it was stopped for running past a time limit (exit status 124)";
-  } else {
-    how = "it exited with status " + std::to_string(WEXITSTATUS(status)) + " before reporting a result";
-  }
-  std::string message = "The test process ended without a result: " + how + (last.has_case ? ", at " + where : "") + ".\n";
-  if (!tail.empty()) message += "Its last output:\n" + report_excerpt(tail);
-  if (lab != 0) message += "Replay: " + replay_command(lab) + "\n";
-  if (const char* hint = fault_hint(fault.kind); *hint) message += std::string("Revisit: ") + hint + "\n";
-  if (lab != 0) message += std::string("Read: ") + lab_info(lab).doc;
-  if (fault.kind == FaultKind::none || fault.kind == FaultKind::failed)
-    return fail("ended without a result", message);
-  return fail(fault_summary(fault, where), message);
-}
-
-// Runs `test` in a child and waits for it; see the top of this file.
-int supervise(int lab, const std::function<int()>& test) {
-  // What the table shows if this process itself is killed (CTest's timeout) before either
-  // process records anything better.
-  record_current(fail("stopped without a result", "the test process was stopped before it could report a result "
-                                                  "(CTest's time limit for the test, REDUCE_LAB_TEST_TIMEOUT?)"));
-  // Without the shared page the parent could not tell a recorded verdict from none.
-  if (!supervision::create()) return test();
-  // Drawn here, so that the child inherits them and this process can print the replay command;
-  // exported, so that a test compute-sanitizer starts anew draws the same ones.
-  setenv("REDUCE_LAB_SEED", std::to_string(process_seed()).c_str(), 0);
-  if (thread_order::available())
-    setenv("REDUCE_LAB_EMU_SEED", thread_order::hex(thread_order::process_seed()).c_str(), 0);
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return test();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t child = fork();
-  if (child < 0) return test();
-  if (child == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // CTest stopping the parent stops the test too
-    close(pipe_fds[0]);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    close(pipe_fds[1]);
-    setenv("REDUCE_LAB_SUPERVISED", "1", 1);  // a test started by compute-sanitizer runs directly
-    const int code = test();
-    std::fflush(stdout);
-    std::exit(code);
-  }
-  close(pipe_fds[1]);
-
-  // CTest kills the whole test at its timeout; stop the child a little before, so the
-  // verdict can still be recorded.
-  using Clock = std::chrono::steady_clock;
-  const char* limit_text = std::getenv("REDUCE_LAB_TEST_TIMEOUT");
-  const double limit = limit_text ? std::atof(limit_text) : 0;
-  const bool has_deadline = limit > 30;
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(static_cast<long long>((limit - 15) * 1000));
-
-  Tail tail;
-  bool past_deadline = false, open = true;
-  int status = 0;
-  auto pass_on = [&](int fd) {
-    char buffer[4096];
-    const ssize_t got = read(fd, buffer, sizeof buffer);
-    if (got <= 0) return false;
-    ssize_t ignored = write(STDERR_FILENO, buffer, static_cast<std::size_t>(got));
-    (void)ignored;
-    tail.add(buffer, static_cast<std::size_t>(got));
-    return true;
-  };
-  for (;;) {
-    if (open) {
-      pollfd fd{pipe_fds[0], POLLIN, 0};
-      // End of file: the child and everything it started have closed stderr.
-      if (poll(&fd, 1, 200) > 0 && !pass_on(pipe_fds[0])) open = false;
-    } else {
-      usleep(100000);
-    }
-    const pid_t ended = waitpid(child, &status, WNOHANG);
-    if (ended == child) break;
-    if (has_deadline && !past_deadline && Clock::now() > deadline) {
-      past_deadline = true;
-      kill(child, SIGKILL);
-    }
-  }
-  // What the child's own children still had to say.
-  for (pollfd fd{pipe_fds[0], POLLIN, 0}; open && poll(&fd, 1, 100) > 0 && pass_on(pipe_fds[0]);) {
-  }
-  close(pipe_fds[0]);
-
-  const supervision::Snapshot last = supervision::read();
-  const bool clean = !past_deadline && WIFEXITED(status);
-  const int code = clean ? WEXITSTATUS(status) : 1;
-  if (last.verdict || (clean && (code == 0 || code == kSkipped))) return code;
-  // A kit test (no graded lab) that exits on its own has said what failed: Catch2 reports it.
-  if (lab == 0 && clean && code != kTimeLimitExit) return code;
-  const Verdict verdict = verdict_from_ending(lab, status, past_deadline, last, tail.text());
-  record_current(verdict);
-  std::printf("\nFAILED: %s\n%s\n", verdict.summary.c_str(), verdict.message.c_str());
-  std::fflush(stdout);
-  return code == 0 ? 1 : code;
 }
 
 }  // namespace
@@ -442,6 +276,6 @@ int main(int argc, char** argv) {
     return not_in_this_build(mode[0]);
 #endif
   auto test = [&] { return run_test(current_lab, needs_gpu, sanitize, mode, rest); };
-  if (const char* supervised = std::getenv("REDUCE_LAB_SUPERVISED"); supervised && *supervised) return test();
+  if (settings().supervised) return test();
   return supervise(current_lab, test);
 }

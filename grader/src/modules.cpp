@@ -10,23 +10,12 @@
 #include <sstream>
 
 #include "catalog.hpp"
+#include "files.hpp"
+#include "settings.hpp"
 
 namespace reduce_lab::grader {
 
 namespace {
-
-std::string env_or(const char* name, const char* fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
-}
-
-std::string read_file(const std::string& path, bool* found = nullptr) {
-  std::ifstream in(path);
-  if (found) *found = static_cast<bool>(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool file_exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
@@ -74,7 +63,7 @@ std::string fingerprint_of(const std::string& path) {
 }  // namespace
 
 std::string module_fingerprint(int number) {
-  const std::string dir = env_or("REDUCE_LAB_MODULE_DIR", ".");
+  const std::string dir = settings().module_dir;
   std::string fingerprint;
   for (Flavor flavor : {Flavor::plain, Flavor::counted}) {
     const std::string one = fingerprint_of(dir + "/" + module_file_stem(number, flavor) + ".so");
@@ -84,20 +73,20 @@ std::string module_fingerprint(int number) {
 }
 
 std::string lab_source_file(int number, Origin origin) {
-  return lab_source_file_in(env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", "."), number);
+  return lab_source_file_in(origin == Origin::stub ? settings().stub_dir : settings().module_dir, number);
 }
 
 std::string lab_source_file_in(const std::string& dir, int number) {
   char name[32];
   std::snprintf(name, sizeof name, "lab%02d.source", number);
   bool found = false;
-  std::string path = read_file(dir + "/" + name, &found);
+  std::string path = read_text(dir + "/" + name, &found);
   while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
   return found ? path : std::string();
 }
 
 LoadedLab load_lab(int number, Flavor flavor, Origin origin) {
-  const std::string dir = env_or(origin == Origin::stub ? "REDUCE_LAB_STUB_DIR" : "REDUCE_LAB_MODULE_DIR", ".");
+  const std::string dir = origin == Origin::stub ? settings().stub_dir : settings().module_dir;
   const std::string source = origin == Origin::stub ? "labs/" + std::string(lab_info(number).stem) + ".cu"
                                                     : lab_source(number);
   return load_lab_from(dir, number, flavor, source);
@@ -111,9 +100,9 @@ LoadedLab load_lab_from(const std::string& dir, int number, Flavor flavor, const
   LoadedLab result;
   const std::string log_path = stem + ".log";
   bool have_status = false;
-  const std::string status = read_file(stem + ".status", &have_status);
+  const std::string status = read_text(stem + ".status", &have_status);
   if (have_status && std::atoi(status.c_str()) != 0) {
-    const std::string error = first_compiler_error(read_file(log_path));
+    const std::string error = first_compiler_error(read_text(log_path));
     result.problem = lab_title(number) + " does not compile, so it cannot be graded yet.\nFirst compiler error:\n  " +
                      (error.empty() ? std::string("(none found in the log)") : error) +
                      "\nFull compiler output: " + log_path + "\nFix " + source + " and grade again.";

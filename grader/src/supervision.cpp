@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "settings.hpp"
+
 namespace reduce_lab::grader::supervision {
 
 namespace {
@@ -15,6 +17,9 @@ struct Page {
   unsigned verdict;
   unsigned has_case;
   char label[500];
+  unsigned stopped;
+  char stop_summary[500];
+  char stop_message[6000];
 };
 
 Page* map(int fd) {
@@ -24,8 +29,8 @@ Page* map(int fd) {
 
 Page*& mapped() {
   static Page* page = [] {
-    const char* text = std::getenv("REDUCE_LAB_SUPERVISOR_FD");
-    return text && *text ? map(std::atoi(text)) : nullptr;
+    const int fd = settings().supervisor_fd;
+    return fd >= 0 ? map(fd) : nullptr;
   }();
   return page;
 }
@@ -33,8 +38,7 @@ Page*& mapped() {
 }  // namespace
 
 bool create() {
-  const char* folder = std::getenv("TMPDIR");
-  std::string path = std::string(folder && *folder ? folder : "/tmp") + "/reduce_lab_supervisor.XXXXXX";
+  std::string path = settings().temp_dir + "/reduce_lab_supervisor.XXXXXX";
   const int fd = mkstemp(path.data());
   if (fd < 0) return false;
   unlink(path.c_str());  // nothing to clean up however the processes end
@@ -49,7 +53,7 @@ bool create() {
   }
   std::memset(page, 0, sizeof(Page));
   mapped() = page;
-  setenv("REDUCE_LAB_SUPERVISOR_FD", std::to_string(fd).c_str(), 1);
+  set_environment("REDUCE_LAB_SUPERVISOR_FD", std::to_string(fd));
   return true;
 }
 
@@ -64,6 +68,15 @@ void note_verdict() {
   if (Page* page = mapped()) page->verdict = 1;
 }
 
+bool note_stop(const std::string& summary, const std::string& message) {
+  Page* page = mapped();
+  if (page == nullptr) return false;
+  std::snprintf(page->stop_summary, sizeof page->stop_summary, "%s", summary.c_str());
+  std::snprintf(page->stop_message, sizeof page->stop_message, "%s", message.c_str());
+  page->stopped = 1;
+  return true;
+}
+
 Snapshot read() {
   Snapshot snapshot;
   const Page* page = mapped();
@@ -71,6 +84,9 @@ Snapshot read() {
   snapshot.verdict = page->verdict != 0;
   snapshot.has_case = page->has_case != 0;
   snapshot.label.assign(page->label, strnlen(page->label, sizeof page->label));
+  snapshot.stopped = page->stopped != 0;
+  snapshot.stop_summary.assign(page->stop_summary, strnlen(page->stop_summary, sizeof page->stop_summary));
+  snapshot.stop_message.assign(page->stop_message, strnlen(page->stop_message, sizeof page->stop_message));
   return snapshot;
 }
 

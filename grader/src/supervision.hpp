@@ -17,11 +17,17 @@ bool create();
 void note_case(const std::string& label);
 // Child: a verdict has been recorded for the test, so the parent must not replace it.
 void note_verdict();
+// Child, about to end itself (the watchdog): why, for the parent to turn into the test's
+// verdict. The process that stops a lab does not judge it; the parent records what it says.
+// False when there is no parent to tell (then the caller prints it).
+bool note_stop(const std::string& summary, const std::string& message);
 
 struct Snapshot {
   bool has_case = false;
   std::string label;
   bool verdict = false;
+  bool stopped = false;  // note_stop() was called: stop_summary and stop_message say why
+  std::string stop_summary, stop_message;
 };
 // Parent, after the child ended.
 Snapshot read();

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <random>
 
+#include "settings.hpp"
+
 #if defined(REDUCE_LAB_EMU)
 #include <reduce_emu/emu.h>
 #endif
@@ -19,8 +21,8 @@ bool available() {
 }
 
 std::uint64_t process_seed() {
-  static const std::uint64_t seed = [] {
-    if (const char* text = std::getenv("REDUCE_LAB_EMU_SEED"); text && *text) return std::strtoull(text, nullptr, 0);
+  static const std::uint64_t seed = []() -> std::uint64_t {
+    if (const std::optional<std::uint64_t> chosen = settings().emu_seed) return *chosen;
     std::random_device device;
     // Short enough to type: the replay command carries it.
     return (static_cast<std::uint64_t>(device()) << 32 | device()) & 0xffffffffull;

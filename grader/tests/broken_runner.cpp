@@ -21,6 +21,7 @@
 
 #include "broken_suite.hpp"
 #include "report.hpp"
+#include "settings.hpp"
 
 namespace reduce_lab::grader::broken {
 
@@ -214,10 +215,10 @@ int run_case(const std::vector<std::string>& arguments) {
     std::printf("SKIPPED: %s expects nothing of the %s backend\n", c.name.c_str(), backend.c_str());
     return 77;
   }
-  for (const auto& [name, value] : c.environment) setenv(name.c_str(), value.c_str(), 1);
+  for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
 
-  const char* results = std::getenv("REDUCE_LAB_RESULTS_DIR");
-  if (!results || !*results) {
+  const std::string results = settings().results_dir;
+  if (results.empty()) {
     std::printf("%s: REDUCE_LAB_RESULTS_DIR is not set (CTest sets it; see grader/tests/broken/CMakeLists.txt)\n",
                 title.c_str());
     return 2;

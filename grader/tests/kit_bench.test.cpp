@@ -7,11 +7,12 @@
 #include "bench.hpp"
 #include "charts.hpp"
 #include "kit.hpp"
+#include "settings.hpp"
 
 using namespace reduce_lab::grader;
 
 TEST_CASE("kit bench") {
-  setenv("REDUCE_LAB_SAMPLES", "20", 1);
+  set_environment("REDUCE_LAB_SAMPLES", "20");
   BenchPlan plan;
   // Two sizes: every sample rewrites a cache-sized buffer, which costs more than the labs here.
   plan.low_log = 8;

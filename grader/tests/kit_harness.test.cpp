@@ -15,6 +15,8 @@
 #include "modules.hpp"
 #include "reference.hpp"
 #include "report.hpp"
+#include "settings.hpp"
+#include "supervisor.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;
@@ -102,7 +104,7 @@ TEST_CASE("kit harness") {
     std::ofstream(stem + ".log") << nvcc_log;
     std::ofstream(stem + ".status") << "2\n";
     std::ofstream(stem + ".so") << "stale module from an earlier build";
-    setenv("REDUCE_LAB_MODULE_DIR", dir.c_str(), 1);
+    set_environment("REDUCE_LAB_MODULE_DIR", dir);
     const LoadedLab loaded = load_lab(3, Flavor::plain);
     CHECK_FALSE(loaded);
     CHECK(loaded.problem.find("does not compile") != std::string::npos);
@@ -116,23 +118,29 @@ TEST_CASE("kit harness") {
     const auto results = fresh_dir("stopped-results");
     const auto module = modules / (module_file_stem(1, Flavor::plain) + ".so");
     std::ofstream(module) << "a build of lab 1";
-    setenv("REDUCE_LAB_MODULE_DIR", modules.c_str(), 1);
-    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
-    // A test of lab 1 that arms the limit for one reduction, in a process of its own: the
-    // exit status and the recorded verdict are what CTest and the table see.
+    set_environment("REDUCE_LAB_MODULE_DIR", modules);
+    set_environment("REDUCE_LAB_RESULTS_DIR", results);
+    // A test of lab 1 that arms the limit for one reduction, in a supervised process of its
+    // own: the exit status and the verdict its supervisor records are what CTest and the table see.
     auto run_test = [] {
       const pid_t pid = fork();
       if (pid == 0) {
         set_current_test(1, "speedup");
-        { Watchdog watchdog(1, std::size_t{1} << 26, "n = 67108864"); }
-        std::_Exit(0);
+        std::_Exit(supervise(1, [] {
+          { Watchdog watchdog(1, std::size_t{1} << 26, "n = 67108864"); }
+          return 0;
+        }));
       }
       int status = 0;
       waitpid(pid, &status, 0);
       return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     };
+    auto stopped_at_limit = [&results] {
+      const auto recorded = read_result((results / "lab1.speedup").string());
+      return recorded && recorded->summary.rfind("time limit", 0) == 0;
+    };
     CHECK(run_test() == 0);
-    CHECK_FALSE(std::filesystem::exists(results / "lab1.speedup"));
+    CHECK_FALSE(stopped_at_limit());
     std::filesystem::create_directories(results / "stopped");
     std::ofstream(results / "stopped" / "lab1") << module_fingerprint(1) << "\nn = 1000\n";
     CHECK(run_test() == kTimeLimitExit);
@@ -147,12 +155,12 @@ TEST_CASE("kit harness") {
     std::filesystem::remove(results / "lab1.speedup.json");
     std::ofstream(module) << "a new build of lab 1, after a fix";
     CHECK(run_test() == 0);
-    CHECK_FALSE(std::filesystem::exists(results / "lab1.speedup"));
-    unsetenv("REDUCE_LAB_RESULTS_DIR");
+    CHECK_FALSE(stopped_at_limit());
+    set_environment("REDUCE_LAB_RESULTS_DIR", std::nullopt);
   }
   SECTION("the grade table fails when any recorded test failed") {
     const auto dir = fresh_dir("results");
-    setenv("REDUCE_LAB_RESULTS_DIR", dir.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", dir);
     record(1, "correctness", pass("40 cases ok", ""));
     record(1, "speedup", skip("skipped", "no GPU"));
     CHECK(print_table(dir.string(), "test"));
@@ -169,7 +177,7 @@ TEST_CASE("kit harness") {
   }
   SECTION("the emulator's results merge into the GPU's table, and a cell passes only when both pass") {
     const auto dir = fresh_dir("merged");
-    setenv("REDUCE_LAB_RESULTS_DIR", dir.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", dir);
     record(4, "correctness", pass("48 cases ok", ""));
     record(4, "requests", pass("512 atomics, 10 barriers @2^20", ""));
     std::ofstream(dir / "lab4.correctness.emu") << "PASS\n48 cases ok\n";

@@ -13,6 +13,7 @@
 #include "execution_spaces.hpp"
 #include "kit.hpp"
 #include "modules.hpp"
+#include "settings.hpp"
 
 using namespace reduce_lab::grader;
 using reduce_lab::spaces::check_execution_spaces;
@@ -163,7 +164,7 @@ TEST_CASE("kit spaces") {
     const std::string command = "'" + source_root() + "/tools/capture-build-log' --also 2 '" + tool + "' '" + source +
                                 "' '" + stem + "' true 2>/dev/null";
     CHECK(std::system(command.c_str()) != 0);
-    setenv("REDUCE_LAB_MODULE_DIR", dir.c_str(), 1);
+    set_environment("REDUCE_LAB_MODULE_DIR", dir);
     const LoadedLab lab = load_lab(4, Flavor::plain);
     CHECK_FALSE(lab);
     CHECK_THAT(lab.problem, Catch::Contains("does not compile"));
