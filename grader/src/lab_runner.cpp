@@ -16,7 +16,7 @@
 #include "faults.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "supervision.hpp"
 
 namespace reduce_lab::grader {

@@ -14,7 +14,8 @@
 #include "lab_runner.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
-#include "report.hpp"
+#include "records.hpp"
+#include "table.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;
