@@ -2,8 +2,9 @@
 # into the variables the build needs, and writes its text into a source file the grader
 # compiles in (catalog.cpp parses it), so the grader knows exactly the labs built with it.
 #
-# Sets REDUCE_LAB_CHECKS (correctness requests speedup races), REDUCE_LAB_LABS (the numbers, in
-# order) and, per lab N:
+# Sets REDUCE_LAB_CHECKS (correctness requests speedup races), REDUCE_LAB_NOT_RUN_ON_<backend>_<check>
+# (why that check never runs on that backend, empty where it runs), REDUCE_LAB_LABS (the numbers,
+# in order) and, per lab N:
 #   REDUCE_LAB_LAB<N>_STEM      01_simple ...
 #   REDUCE_LAB_LAB<N>_BASELINE  the lab it is timed against, 0 for the CPU loop
 #   REDUCE_LAB_LAB<N>_CASES     how many type x op combinations its correctness test runs
@@ -29,6 +30,17 @@ function(reduce_lab_read_manifest)
     list(APPEND checks "${check}")
   endforeach()
   set(REDUCE_LAB_CHECKS "${checks}" PARENT_SCOPE)
+  # The checks that never run on a backend, and why (the test's --skip reason); report.json
+  # leaves them out of a missing lab's maximum (grader/src/report.hpp).
+  foreach(backend gpu emu)
+    foreach(check IN LISTS checks)
+      string(JSON reason ERROR_VARIABLE error GET "${text}" not_run_on ${backend} ${check})
+      if(error)
+        set(reason "")
+      endif()
+      set(REDUCE_LAB_NOT_RUN_ON_${backend}_${check} "${reason}" PARENT_SCOPE)
+    endforeach()
+  endforeach()
   set(numbers)
   math(EXPR last "${count} - 1")
   foreach(index RANGE ${last})

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "catalog.hpp"
-#include "grade_report.hpp"
+#include "files.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {

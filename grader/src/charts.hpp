@@ -31,7 +31,7 @@ struct Staircase {
   bool drawable() const;  // some lab was timed
 };
 
-// The staircase of a report (grade_report.hpp). `reference` is a report.json of the reference
+// The staircase of a report (report.hpp). `reference` is a report.json of the reference
 // solutions or a calibration.json (./lab calibrate), or null; its figures are used only when
 // they were measured on the same device. `note` says why a reference was not used.
 Staircase staircase_of(const nlohmann::json& report, const nlohmann::json& reference, std::string* note);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -12,12 +13,17 @@
 
 #include "bench.hpp"
 #include "calibration.hpp"
+#include "catalog.hpp"
 #include "charts.hpp"
 #include "checks.hpp"
 #include "device.hpp"
-#include "grade_report.hpp"
+#include "files.hpp"
+#include "gradescope.hpp"
+#include "records.hpp"
 #include "report.hpp"
+#include "settings.hpp"
 #include "show/command.hpp"
+#include "table.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
@@ -79,9 +85,11 @@ std::string first_line_of_command(const std::string& command) {
   return text;
 }
 
-// ./lab passes the version it computed; by hand, the kit this grader was built from answers.
+// The kit's version, for reports, decided here only: the version a handout or an autograder copy
+// was made from (.kit-version), else git's, of the kit this grader was built from.
+// REDUCE_LAB_KIT_VERSION replaces it (the kit's own tests).
 std::string kit_version() {
-  if (const char* version = std::getenv("REDUCE_LAB_KIT_VERSION"); version && *version) return version;
+  if (!settings().kit_version.empty()) return settings().kit_version;
   const std::string root = source_root();
   std::ifstream handed_out(root + "/.kit-version");  // a handout or an autograder copy
   std::string version;
@@ -91,17 +99,17 @@ std::string kit_version() {
 }
 
 std::string default_points_file() {
-  if (const char* file = std::getenv("REDUCE_LAB_POINTS"); file && *file) return file;
+  if (!settings().points_file.empty()) return settings().points_file;
   const std::string file = source_root() + "/grader/points.json";
   return std::filesystem::exists(file) ? file : "";
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + " cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The whole file, for a command that cannot go on without it.
+std::string required_text(const std::string& path) {
+  bool found = false;
+  std::string text = read_text(path, &found);
+  if (!found) throw UsageError(path + " cannot be read");
+  return text;
 }
 
 }  // namespace
@@ -146,15 +154,47 @@ namespace {
 
 constexpr const char* kTableUsage =
     "labgrader --table RESULTS_DIR TITLE [--report FILE] [--svg FILE] [--points FILE] [--gradescope FILE] "
-    "[--reference FILE] [--elapsed SECONDS] [--notes FILE]";
+    "[--reference FILE] [--elapsed SECONDS] [--notes FILE] [--labs LIST] [--handed-in LIST] [--quiet]";
+
+// "1,2,5" (or "" for none) as lab numbers of this kit.
+std::vector<int> lab_list(const std::string& name, const std::string& text) {
+  std::vector<int> labs;
+  std::stringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');) {
+    if (part.empty()) continue;
+    char* end = nullptr;
+    const long lab = std::strtol(part.c_str(), &end, 10);
+    if (end == part.c_str() || *end != '\0' || !is_lab(static_cast<int>(lab)))
+      throw UsageError(name + " takes lab numbers of this kit, such as 1,2,5 (labs 1-" + std::to_string(lab_count()) +
+                       "), not '" + text + "'");
+    labs.push_back(static_cast<int>(lab));
+  }
+  return labs;
+}
+
+std::optional<std::vector<int>> lab_list_option(const Options& options, const std::string& name) {
+  const auto it = options.find(name);
+  if (it == options.end()) return std::nullopt;
+  return lab_list(name, it->second.front());
+}
+
+Points points_from(const std::string& file) {
+  try {
+    return load_points(file);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("the points file: ") + e.what());
+  }
+}
 
 int table_command(int argc, char** argv) {
   if (argc < 4) throw UsageError(std::string("usage: ") + kTableUsage);
   const std::string dir = argv[2], title = argv[3];
   const Options options = parse_options(argc, argv, 4,
                                         {{"--report", 1}, {"--svg", 1}, {"--points", 1}, {"--gradescope", 1},
-                                         {"--reference", 1}, {"--elapsed", 1}, {"--notes", 1}},
+                                         {"--reference", 1}, {"--elapsed", 1}, {"--notes", 1}, {"--labs", 1},
+                                         {"--handed-in", 1}, {"--quiet", 0}},
                                         kTableUsage);
+  const bool quiet = options.count("--quiet") != 0;
   const std::filesystem::path build = std::filesystem::path(dir).parent_path().empty()
                                           ? std::filesystem::path(".")
                                           : std::filesystem::path(dir).parent_path();
@@ -162,20 +202,24 @@ int table_command(int argc, char** argv) {
   const std::string svg_path = option(options, "--svg", (build / "staircase.svg").string());
   const std::string gradescope_path = option(options, "--gradescope");
 
-  const bool passed = print_table(dir, title);
+  ReportInput input{dir, title, kit_version()};
+  input.labs = lab_list_option(options, "--labs");
+  input.handed_in = lab_list_option(options, "--handed-in");
+  bool passed = false;
+  if (quiet)
+    table_text(dir, title, &passed);
+  else
+    passed = print_table(dir, title);
 
   Points points;
   const std::string points_file = option(options, "--points", default_points_file());
   if (!points_file.empty()) {
-    try {
-      points = load_points(points_file);
-    } catch (const std::exception& e) {
-      throw UsageError(std::string("the points file: ") + e.what());
-    }
+    points = points_from(points_file);
+    input.points = &points;
   } else if (!gradescope_path.empty()) {
     throw UsageError("--gradescope needs the points per lab and check: grader/points.json, or --points FILE");
   }
-  nlohmann::json report = build_report({dir, title, kit_version(), points_file.empty() ? nullptr : &points});
+  nlohmann::json report = build_report(input);
 
   // The staircase: drawn where labs were timed, which only a GPU does.
   nlohmann::json reference;
@@ -187,22 +231,48 @@ int table_command(int argc, char** argv) {
       reference_note = e.what();
     }
   }
-  report["staircase"] = draw_staircase(report, reference, reference_note, svg_path, true);
+  report["staircase"] = draw_staircase(report, reference, reference_note, svg_path, !quiet);
   write_json(report_path, report);
-  std::printf("\nReport: %s\n", report_path.c_str());
-  if (report["staircase"]["drawn"] == true) std::printf("Staircase: %s\n", svg_path.c_str());
+  if (!quiet) std::printf("\nReport: %s\n", report_path.c_str());
+  if (!quiet && report["staircase"]["drawn"] == true) std::printf("Staircase: %s\n", svg_path.c_str());
 
   if (!gradescope_path.empty()) {
     const std::string notes_file = option(options, "--notes");
-    const std::string notes = notes_file.empty() ? "" : read_text(notes_file);
+    const std::string notes = notes_file.empty() ? "" : required_text(notes_file);
     const nlohmann::json results =
         gradescope_results(report, table_text(dir, title, nullptr), number_option(options, "--elapsed", 0), notes);
     write_json(gradescope_path, results);
-    std::printf("Gradescope results: %s (score %g of %g)\n", gradescope_path.c_str(), results["score"].get<double>(),
-                report["max_score"].get<double>());
+    if (!quiet)
+      std::printf("Gradescope results: %s (score %g of %g)\n", gradescope_path.c_str(), results["score"].get<double>(),
+                  report["max_score"].get<double>());
   }
   std::fflush(stdout);
   return passed ? 0 : 1;
+}
+
+constexpr const char* kCheckPointsUsage = "labgrader --check-points [POINTS_FILE]";
+
+// Checks a points file as every grade reads it (load_points) and says what a grade is out of:
+// on a GPU, and on the CPU emulator, which is what Gradescope grades. A file that gives the
+// emulator's checks nothing is refused: every Gradescope submission would score 0 of 0.
+int check_points_command(int argc, char** argv) {
+  if (argc > 3) throw UsageError(std::string("usage: ") + kCheckPointsUsage);
+  const std::string file = argc == 3 ? argv[2] : default_points_file();
+  if (file.empty()) throw UsageError("no points file: grader/points.json is missing; name one");
+  const Points points = points_from(file);
+  std::string emulator_checks;
+  for (const std::string& check : check_names())
+    if (not_run_on("emu", check).empty()) emulator_checks += (emulator_checks.empty() ? "" : " and ") + check;
+  const double gpu = points_out_of(points, "gpu"), emulator = points_out_of(points, "emu");
+  if (emulator == 0)
+    throw UsageError(file + " gives no points to " + emulator_checks +
+                     ", the checks the CPU emulator (and so Gradescope) grades: every submission would score 0 of 0.");
+  std::error_code error;
+  const std::filesystem::path relative = std::filesystem::relative(file, source_root(), error);
+  const std::string shown = !error && !relative.empty() && relative.native().rfind("..", 0) != 0 ? relative.string() : file;
+  std::printf("%s: %g points on a GPU; %g on the CPU emulator (%s), which is what Gradescope grades.\n", shown.c_str(), gpu,
+              emulator, emulator_checks.c_str());
+  return 0;
 }
 
 constexpr const char* kCalibrateUsage = "labgrader --calibrate ROUNDS_DIR THRESHOLDS_FILE [--margin M]";
@@ -263,8 +333,7 @@ int record_device_figures() {
     std::printf("could not measure the device: %s\n", e.what());
     status = 1;
   }
-  if (const char* dir = std::getenv("REDUCE_LAB_RESULTS_DIR"); dir && *dir)
-    write_json(std::string(dir) + "/device.json", device);
+  if (const std::string& dir = settings().results_dir; !dir.empty()) write_json(dir + "/device.json", device);
   return status;
 }
 
@@ -273,6 +342,7 @@ int run_command(int argc, char** argv) {
   const std::string command = argv[1];
   try {
     if (command == "--table") return table_command(argc, argv);
+    if (command == "--check-points") return check_points_command(argc, argv);
     if (command == "--calibrate") return calibrate_command(argc, argv);
     if (command == "--bench") return bench_command(argc, argv);
     if (command == "--show") return show::show_command(argc, argv);

@@ -1,8 +1,26 @@
 // The grader's commands that grade nothing themselves: they turn what the tests recorded into
 // the table, report.json, the staircase and Gradescope's results.json (--table), thresholds
-// (--calibrate), and the size sweep (--bench); --probe-gpu answers whether the CUDA runtime can
-// use a GPU here (./lab's last check before a GPU grade). ./lab runs them; docs/instructors.md
+// (--calibrate), and the size sweep (--bench); --check-points checks a points file and says
+// what a grade is out of; --probe-gpu answers whether the CUDA runtime can use a GPU here
+// (./lab's last check before a GPU grade). ./lab and grade-all run them; docs/instructors.md
 // shows each.
+//
+//   --table RESULTS_DIR TITLE [options]   the grade of the records in RESULTS_DIR:
+//       --report FILE      report.json (default: beside RESULTS_DIR)
+//       --svg FILE         the staircase (default: staircase.svg beside RESULTS_DIR)
+//       --points FILE      the points file (default: grader/points.json, or $REDUCE_LAB_POINTS)
+//       --gradescope FILE  also Gradescope's results.json (--elapsed SECONDS, --notes FILE)
+//       --reference FILE   the reference's figures for the staircase's outlines
+//       --labs LIST        the labs graded ("1,2,5"): each is in report.json whatever it
+//                          recorded (default: the labs with records)
+//       --handed-in LIST   the labs whose file was handed in ("" for none): a graded lab left
+//                          out is MISSING (default: every lab graded). grade-all passes both,
+//                          so that a submission with nothing to grade is out of the same maximum
+//       --quiet            print nothing (grade-all reads report.json); the status is the same
+//     exits 0 when every lab passed, 1 when not, 2 on a bad command line or points file
+//   --check-points [FILE]  checks a points file (default: grader/points.json) as every grade
+//     reads it, and prints what a grade is out of on a GPU and on the emulator; exits 2 when
+//     it is not usable
 #pragma once
 
 #include <string>

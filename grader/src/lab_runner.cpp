@@ -17,7 +17,7 @@
 #include "limits.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "settings.hpp"
 #include "supervision.hpp"
 

@@ -5,9 +5,10 @@
 //   --needs-chromium   exit 77 when no headless Chromium can render the staircase's SVG
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
-//                      staircase, Gradescope's results.json) and exit; --calibrate, --bench and
-//                      --probe-gpu (can the CUDA runtime use a GPU here?) too are commands
-//                      (commands.hpp), not tests
+//                      staircase, Gradescope's results.json) and exit (--labs, --handed-in,
+//                      --quiet and the rest: commands.hpp); --check-points [FILE] (a points
+//                      file's totals), --calibrate, --bench and --probe-gpu (can the CUDA
+//                      runtime use a GPU here?) too are commands (commands.hpp), not tests
 //   --device-figures   measure the copy bandwidth and CUB for the staircase (results/device.json)
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
 //                      (self-test builds only, as --compare-counts and --broken)
@@ -56,7 +57,7 @@
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "limits.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "settings.hpp"
 #include "supervision.hpp"
 #include "supervisor.hpp"

@@ -1,67 +1,71 @@
-// Results of each graded test, kept as small files so ./lab grade can print one table after
-// CTest has run every test in its own process. Each test leaves two files in
-// REDUCE_LAB_RESULTS_DIR: lab<lab>.<test> (the status, the summary on one line, then the
-// message: what the table and simple scripts read) and lab<lab>.<test>.json (the same with the
-// figures, thresholds and seeds, which report.json gathers).
+// One grade as data: report.json, built from the records the tests left in a build folder's
+// results/ (records.hpp) and scored with the points file. ./lab grade, the Gradescope
+// autograder and grade-all all write this one layout (grade-all adds the student's fields);
+// Gradescope's results.json (gradescope.hpp) is made from it. The table (table.hpp) and the
+// report read the same records through the same table_cell(), so a score never disagrees with
+// the table.
+//
+// A check's status is one of (docs/grading.md, "report.json"):
+//   PASS     the test passed: its points count in the score and the maximum
+//   FAIL     the test failed: none in the score, its points in the maximum
+//   SKIP     it could not run on this backend or machine: in neither
+//   MISSING  the lab's file was not handed in: none in the score, its points in the maximum,
+//            except a check that never runs on this backend (not_run_on(), grader/labs.json)
+//   ERROR    the lab was handed in but its test left no result: as FAIL
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "verdict.hpp"
-
 namespace reduce_lab::grader {
 
-// Writes both files of test `test` of lab `lab` (nothing when REDUCE_LAB_RESULTS_DIR is unset).
-void record(int lab, const std::string& test, const Verdict& verdict);
+// Version of report.json's layout (docs/grading.md, "report.json").
+constexpr int kReportSchema = 3;
 
-// The graded test this process runs ("lab3 speedup" on the command line), so that code which
-// cannot know it (the watchdog, the supervising parent) can still record a verdict for it.
-void set_current_test(int lab, const std::string& test);
-// Records `verdict` for the current test; false when there is none.
-bool record_current(const Verdict& verdict);
+// The emulator's correctness in a GPU grade, which a points file may score on its own.
+constexpr const char* kEmulatorCorrectness = "correctness.emu";
 
-// A note on the current test while it runs ("lab 4 at n = 5 has run for 15 s ..."): printed to
-// stderr, and left in REDUCE_LAB_RESULTS_DIR as lab<lab>.<test>.note, which ./lab grade shows
-// as it appears (CTest shows a test's output only when the test ends).
-void note_progress(const std::string& text);
-
-// One recorded result, as read back from its files.
-struct RecordedResult {
-  std::string status;   // PASS, FAIL or SKIP
-  std::string summary;
-  std::string message;
-  // The .json record (figures, thresholds, seeds, backend); null when only the text file exists.
-  nlohmann::json detail;
+// Points per lab and per check, from the one file instructors edit (grader/points.json):
+//   {"lab1": {"correctness": 6, "requests": 4, "speedup": 3, "races": 1}, ..., "lab7": {...}}
+// A lab the file leaves out is worth the default points of its entry in grader/labs.json.
+// A check may also be "correctness.emu": the CPU emulator's correctness in a GPU grade, scored
+// on its own (correctness is then scored on the GPU's verdict alone).
+struct Points {
+  std::string file;
+  std::map<int, std::map<std::string, double>> labs;
+  bool has(int lab, const std::string& check) const;
+  double of(int lab, const std::string& check) const;  // 0 when the file gives none
 };
 
-// The result recorded at `path` (lab3.correctness, or lab3.correctness.emu for the emulator's
-// verdict in a GPU grade): the .json record beside it when there is one, else the text file.
-std::optional<RecordedResult> read_result(const std::string& path);
+// Reads and checks a points file. Throws std::runtime_error naming the file and the problem.
+// The kit's one validator: labgrader --check-points, tools/check-points and grade-all use it.
+Points load_points(const std::string& path);
 
-// The table cell of one test. `emu` is the emulator's result of the same test when a GPU grade
-// also ran it there (recorded as lab<lab>.<test>.emu): the cell then shows both, and passes
-// only when both do ("PASS gpu 48 ok, emu 48 ok", "FAIL gpu ok, emu deadlock at ...").
-RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
+// What a grade with `points` is out of on `backend` ("gpu" or "emu"): every check that can
+// run there (on the emulator not those not_run_on() names, nor correctness.emu).
+double points_out_of(const Points& points, const std::string& backend);
 
-// What a test records before it starts, so that a test that crashes or is stopped reads as
-// failed rather than as not run, until it records its real verdict.
-Verdict unfinished_verdict();
+// Why `check` never runs on `backend` (grader/labs.json, "not_run_on"); empty when it can.
+std::string not_run_on(const std::string& backend, const std::string& check);
 
-// The table of everything recorded in `dir`, one line per lab that has results. `backend`
-// names what graded ("GPU", "emulator"). `all_passed` (may be null): every lab passed every
-// test that ran, and at least one test was graded (not every one skipped).
-std::string table_text(const std::string& dir, const std::string& backend, bool* all_passed);
-// Every failed check's message, once: a lab's checks that failed with the same message are
-// named together, and labs not started yet (REDUCE_LAB_TODO()) share one paragraph.
-std::string failures_text(const std::string& dir);
+struct ReportInput {
+  std::string results_dir;
+  std::string title;        // the table's heading: what graded ("GPU", "CPU emulator ...")
+  std::string kit_version;  // git describe, or the version a handout was made from
+  const Points* points = nullptr;  // null: no scores
+  // The labs graded, each in the report whatever it recorded; none: the labs with records.
+  std::optional<std::vector<int>> labs;
+  // The labs whose file was handed in; none: every lab graded. A graded lab not handed in is
+  // MISSING, out of the same maximum as a lab that was.
+  std::optional<std::vector<int>> handed_in;
+};
 
-// Prints failures_text(), then table_text() and a key to it; returns all_passed.
-bool print_table(const std::string& dir, const std::string& backend);
-
-// "gpu" or "emu": the backend this grader was built for.
-const char* built_backend();
+// report.json's content (docs/grading.md): kit version, backend, device, seeds, and per lab
+// and check the status, summary, message, figures, thresholds and score.
+nlohmann::json build_report(const ReportInput& input);
 
 }  // namespace reduce_lab::grader

@@ -11,7 +11,7 @@
 #include "hardware_counts.hpp"
 #include "kernel_trace.hpp"
 #include "lab_runner.hpp"
-#include "report.hpp"
+#include "records.hpp"
 
 namespace reduce_lab::grader {
 

@@ -17,7 +17,7 @@
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "limits.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "settings.hpp"
 #include "supervision.hpp"
 #include "thread_order.hpp"

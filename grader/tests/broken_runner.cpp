@@ -1,7 +1,7 @@
 // labgrader --broken: one broken-lab case against its expectations. Every check runs in a
 // child process that is the lab's own CTest test (the same arguments, so the same Catch2
 // test case, plan and check), pointed at the case's module folder. The child records its
-// verdict as every graded test does (report.hpp); a child that crashes, hangs or is killed
+// verdict as every graded test does (records.hpp); a child that crashes, hangs or is killed
 // still leaves a verdict behind, so one broken lab never takes the runner down with it.
 #include <fcntl.h>
 #include <signal.h>
@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "broken_suite.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "settings.hpp"
 
 namespace reduce_lab::grader::broken {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "report.hpp"
+#include "records.hpp"
 
 namespace reduce_lab::grader {
 

@@ -10,8 +10,10 @@
 #include <sstream>
 
 #include "catalog.hpp"
-#include "grade_report.hpp"
+#include "files.hpp"
 #include "kit.hpp"
+#include "report.hpp"
+#include "settings.hpp"
 
 extern char** environ;
 
@@ -30,7 +32,7 @@ void forget_grader_environment() {
     const std::string name = text.substr(0, text.find('='));
     if (name.rfind("REDUCE_LAB_", 0) == 0 || name == "CMAKE_ARGS") names.push_back(name);
   }
-  for (const std::string& name : names) unsetenv(name.c_str());
+  for (const std::string& name : names) set_environment(name.c_str(), std::nullopt);
 }
 
 }  // namespace
@@ -40,6 +42,8 @@ TEST_CASE("kit autograder") {
   REQUIRE(source);
   const std::filesystem::path root = source;
   forget_grader_environment();
+  // The points file is checked by the kit's grader: this one, rather than a build of its own.
+  set_environment("REDUCE_LAB_GRADER", std::filesystem::read_symlink("/proc/self/exe").string());
   const auto dir = fresh_dir("autograder");
   const auto zip = dir / "autograder.zip";
   const auto top = dir / "autograder";

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "calibration.hpp"
-#include "grade_report.hpp"
+#include "files.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

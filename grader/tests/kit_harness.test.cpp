@@ -14,9 +14,10 @@
 #include "lab_runner.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
-#include "report.hpp"
+#include "records.hpp"
 #include "settings.hpp"
 #include "supervisor.hpp"
+#include "table.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;

@@ -11,12 +11,16 @@
 #include <sstream>
 
 #include "bench.hpp"
+#include "catalog.hpp"
 #include "charts.hpp"
 #include "commands.hpp"
-#include "catalog.hpp"
-#include "grade_report.hpp"
+#include "files.hpp"
+#include "gradescope.hpp"
 #include "kit.hpp"
+#include "records.hpp"
 #include "report.hpp"
+#include "settings.hpp"
+#include "table.hpp"
 #include "timing.hpp"
 
 using namespace reduce_lab;
@@ -84,11 +88,11 @@ nlohmann::json record_of(const std::filesystem::path& results, const std::string
 TEST_CASE("kit report") {
   const auto dir = fresh_dir("report");
   const auto results = dir / "results";
-  setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
-  setenv("REDUCE_LAB_BENCH_N", "4096", 1);
-  setenv("REDUCE_LAB_SAMPLES", "20", 1);
-  unsetenv("REDUCE_LAB_MIN_SPEEDUP");
-  unsetenv("REDUCE_LAB_MIN_BANDWIDTH");
+  set_environment("REDUCE_LAB_RESULTS_DIR", results);
+  set_environment("REDUCE_LAB_BENCH_N", "4096");
+  set_environment("REDUCE_LAB_SAMPLES", "20");
+  set_environment("REDUCE_LAB_MIN_SPEEDUP", std::nullopt);
+  set_environment("REDUCE_LAB_MIN_BANDWIDTH", std::nullopt);
 
   // Real checks, on plans small enough for the emulator.
   CorrectnessPlan small;
@@ -202,8 +206,8 @@ TEST_CASE("kit report") {
     CHECK(lab1["correctness"]["score"] == points.of(1, "correctness"));
     CHECK(lab1["races"]["status"] == "SKIP");
     CHECK(lab1["races"]["max_score"] == 0);
-    // Lab 1's speed test never ran: a graded lab's missing result counts as failed.
-    CHECK(lab1["speedup"]["status"] == "MISSING");
+    // Lab 1's speed test never ran: a graded lab's missing result is an error, counted as failed.
+    CHECK(lab1["speedup"]["status"] == "ERROR");
     CHECK(lab1["speedup"]["max_score"] == points.of(1, "speedup"));
     double total = 0, maximum = 0;
     for (const auto& [number, lab] : report["labs"].items()) {
@@ -218,7 +222,7 @@ TEST_CASE("kit report") {
         if (own || emu)
           CHECK(table_cell(own ? &*own : nullptr, emu ? &*emu : nullptr).status == status);
         else
-          CHECK(status == "MISSING");
+          CHECK(status == "ERROR");
         CHECK(entry["score"] == (status == "PASS" ? points.of(n, check) : 0.0));
         CHECK(entry["max_score"] == (status == "SKIP" ? 0.0 : points.of(n, check)));
         total += entry["score"].get<double>();
@@ -234,6 +238,43 @@ TEST_CASE("kit report") {
     CHECK(failed["labs"]["1"]["checks"]["correctness"]["status"] == "FAIL");
     CHECK(failed["labs"]["1"]["checks"]["correctness"]["summary"] == "gpu ok, emu deadlock at 01_simple.cu:20");
     CHECK(failed["labs"]["1"]["checks"]["correctness"]["score"] == 0);
+  }
+
+  {  // the labs graded and those handed in: a lab not handed in is MISSING, out of the same maximum
+    ReportInput input{results.string(), "test", "v-test", &points};
+    input.labs = std::vector<int>{1, 5};
+    input.handed_in = std::vector<int>{1};
+    const nlohmann::json partial = build_report(input);
+    CHECK(partial["labs"].size() == 2);  // lab 5 has no records, lab 2 has but was not graded
+    CHECK(partial["labs"]["1"]["checks"] == build_report({results.string(), "test", "v-test", &points})["labs"]["1"]["checks"]);
+    const nlohmann::json& lab5 = partial["labs"]["5"];
+    for (const std::string& check : check_names()) {
+      INFO("lab5." << check);
+      const nlohmann::json& entry = lab5["checks"][check];
+      CHECK(entry["status"] == "MISSING");
+      CHECK(entry["score"] == 0);
+      // Out of the maximum a handed-in lab is, on this backend: what never runs here counts not.
+      const bool runs_here = not_run_on(built_backend(), check).empty();
+      CHECK(entry["max_score"] == (runs_here ? points.of(5, check) : 0.0));
+      CHECK(entry["counted"] == runs_here);
+    }
+    CHECK(partial["passed"] == false);
+    // Handed in, but no record at all: every check an ERROR, and every one in the maximum.
+    input.handed_in = std::vector<int>{1, 5};
+    const nlohmann::json errors = build_report(input);
+    for (const std::string& check : check_names()) {
+      CHECK(errors["labs"]["5"]["checks"][check]["status"] == "ERROR");
+      CHECK(errors["labs"]["5"]["checks"][check]["max_score"] == points.of(5, check));
+    }
+    // Nothing handed in (a submission with no lab file): every lab graded MISSING.
+    input.labs = std::vector<int>{};
+    for (int lab = 1; lab <= lab_count(); ++lab) input.labs->push_back(lab);
+    input.handed_in = std::vector<int>{};
+    const nlohmann::json empty = build_report(input);
+    CHECK(empty["labs"].size() == static_cast<std::size_t>(lab_count()));
+    CHECK(empty["score"] == 0);
+    CHECK(empty["max_score"].get<double>() == points_out_of(points, built_backend()));
+    CHECK(empty["seeds"].empty());
   }
 
   {  // Gradescope's results.json: one test per check that ran here
@@ -278,9 +319,9 @@ TEST_CASE("kit report") {
 
     // A cell too long for its column is cut between figures, never inside one.
     const auto long_cells = dir / "long";
-    setenv("REDUCE_LAB_RESULTS_DIR", long_cells.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", long_cells);
     record(5, "requests", fail("1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048, 1151 = 1151 @2048", "long"));
-    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", results);
     const std::string table = table_text(long_cells.string(), "test", nullptr);
     const std::regex cut("FAIL (1151 = 1151 @2048, )*1151 = 1151 @2048 ~");
     CHECK(std::regex_search(table, cut));
@@ -288,10 +329,10 @@ TEST_CASE("kit report") {
 
   {  // nothing graded (every test skipped: GPU tests where no GPU can run them) is no grade
     const auto skipped = dir / "skipped";
-    setenv("REDUCE_LAB_RESULTS_DIR", skipped.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", skipped);
     const std::string why = "no usable NVIDIA GPU here (CUDA driver version is insufficient for CUDA runtime version)";
     for (const std::string& check : check_names()) record(1, check, skip("skipped", why));
-    setenv("REDUCE_LAB_RESULTS_DIR", results.c_str(), 1);
+    set_environment("REDUCE_LAB_RESULTS_DIR", results);
     bool passed = true;
     const std::string text = table_text(skipped.string(), "GPU", &passed);
     CHECK_FALSE(passed);  // ./lab grade exits non-zero

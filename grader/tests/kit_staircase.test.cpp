@@ -11,7 +11,6 @@
 
 #include "catalog.hpp"
 #include "charts.hpp"
-#include "grade_report.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .kit import Harness, Kit, baseline
-from .results import SCHEMA, lab_checks, read_results, score, write_atomically, write_report
+from .results import write_atomically, write_report
 from .submissions import Submission
 
 MAX_LOG_BYTES = 4 << 20
@@ -37,12 +37,12 @@ class Setup:
     harness: Harness
     stems: dict          # {lab: "01_simple"}
     labs: list           # the labs to grade
-    points: dict         # {lab: {check: points}}
     timeout: int         # CTest's limit for one test, seconds
     build_jobs: int      # compilers one student's build may run at once
     test_jobs: int       # tests one student may run at once
     scratch_root: Path   # where student build folders live while they are graded
     kit_version: str
+    schema: int = 0             # the layout of report.json the harness's grader writes
     device_lane: object = None  # a lock on a GPU machine: one student's tests on the device at a time
     in_flight: object = None    # a local run's Occupancy: the cores are shared by the students graded now
 
@@ -177,16 +177,13 @@ def now_utc() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def new_report(submission: Submission, setup: Setup) -> dict:
+def student_fields(submission: Submission, setup: Setup) -> dict:
+    """What grade-all adds to the grader's report.json: who, which files, where and how long."""
     job = os.environ.get("SLURM_ARRAY_JOB_ID")
     task = os.environ.get("SLURM_ARRAY_TASK_ID")
     return {
-        "schema": SCHEMA,
         "student": submission.student,
         "submission": str(submission.source),
-        "kit_version": setup.kit_version,
-        "backend": setup.backend,
-        "created": now_utc(),
         "host": socket.gethostname(),
         "slurm_job": f"{job}_{task}" if job and task else None,
         "labs_graded": list(setup.labs),
@@ -198,11 +195,19 @@ def new_report(submission: Submission, setup: Setup) -> dict:
         # failure (a node without CMake, say), which the next run retries.
         "error_kind": None,
         "notes": list(submission.notes),
-        "labs": {},
-        "score": 0,
-        "max_score": 0,
         "seconds": {"build": 0.0, "tests": 0.0, "waiting_for_device": 0.0},
     }
+
+
+def with_student(grade: dict, student: dict, setup: Setup) -> dict:
+    """The grader's report with the student's fields merged in at its top level, so that it is
+    ./lab grade's report.json plus who and what was graded. Without a grade (the grader itself
+    failed: the student's error says why), the student's fields alone, with no labs."""
+    report = dict(grade) if grade else {"schema": setup.schema, "kit_version": setup.kit_version,
+                                        "backend": setup.backend, "created": now_utc(), "labs": {},
+                                        "score": 0, "max_score": 0}
+    report.update(student)
+    return report
 
 
 def test_outcomes(ctest_output: str, junits: list) -> dict:
@@ -262,10 +267,11 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
     """Grades one student and writes student_dir/log.txt and then report.json, each in one
     step. Whatever goes wrong, the student gets a report that says what; only an interrupt of
     the whole run (Stopped) leaves them without one."""
-    report = new_report(submission, setup)
+    student = student_fields(submission, setup)
     setup.scratch_root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix="grade-all-", dir=setup.scratch_root))
     log = scratch / "log.txt"
+    outcomes, graded = {}, []
     try:
         with open(log, "w") as out:
             out.write(f"student {submission.student}: {submission.source}\n")
@@ -274,21 +280,32 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
             for note in submission.notes:
                 out.write(f"  note: {note}\n")
         if submission.problem:
-            report["error"], report["error_kind"] = submission.problem, "submission"
-            # Out of the same maximum as everyone: every lab is there, handed in by no file.
-            for lab in setup.labs:
-                report["labs"][str(lab)] = {"checks": lab_checks(lab, {}, False, f"labs/{setup.stems[lab]}.cu"),
-                                            "score": 0, "max_score": 0}
+            student["error"], student["error_kind"] = submission.problem, "submission"
         else:
-            grade_in(scratch, log, submission, setup, report)
+            graded = [lab for lab in setup.labs if lab in submission.files]
+            outcomes = grade_in(scratch, log, submission, setup, student)
     except Stopped:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
     except Exception as error:  # the pipeline's own failure is still this student's row
-        report["error"], report["error_kind"] = f"grading failed: {type(error).__name__}: {error}", "grading"
+        student["error"], student["error_kind"] = f"grading failed: {type(error).__name__}: {error}", "grading"
         with open(log, "a") as out:
-            out.write(f"\n{report['error']}\n")
-    score(report, setup.points)
+            out.write(f"\n{student['error']}\n")
+    try:
+        # Out of the same maximum as everyone: every lab graded is there, those not handed in
+        # (all of them, for a submission with nothing to grade) MISSING.
+        grade = setup.harness.grade_report(scratch / "build" / "results", scratch / "report.json", setup.labs, graded,
+                                           setup.kit.points_file, setup.kit_version)
+    except Exception as error:
+        grade = None
+        if not student["error"]:
+            student["error"], student["error_kind"] = f"grading failed: {error}", "grading"
+    report = with_student(grade, student, setup)
+    if grade:
+        explain_unfinished(report, outcomes, setup.timeout)
+        name_files_as_the_student_does(report, scratch)
+        if not student["error"]:
+            refuse_an_empty_grade(report, graded)
     try:
         write_atomically(student_dir / "log.txt", capped_log(log))
         write_report(student_dir / "report.json", report)
@@ -297,7 +314,9 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
     return report
 
 
-def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, report: dict) -> None:
+def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, student: dict) -> dict:
+    """Builds the student's labs and runs their tests; returns CTest's outcome of each test
+    (test_outcomes). What the tests recorded stays in scratch/build/results for the grader."""
     sources = scratch / "labs"
     build = scratch / "build"
     sources.mkdir()
@@ -327,9 +346,9 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
         status, timed_out = run_logged(["cmake", "--build", build, "--parallel", str(setup.build_jobs), "--", "-k", "0"],
                                        log, BUILD_SECONDS_PER_MODULE * modules, env)
         if timed_out:
-            report["notes"].append(f"the build was stopped after {BUILD_SECONDS_PER_MODULE * modules} s; "
+            student["notes"].append(f"the build was stopped after {BUILD_SECONDS_PER_MODULE * modules} s; "
                                    "labs it had not finished count as not compiling")
-    report["seconds"]["build"] = round(time.monotonic() - started, 2)
+    student["seconds"]["build"] = round(time.monotonic() - started, 2)
 
     graded = [lab for lab in setup.labs if lab in submission.files]
     junits = []
@@ -347,34 +366,28 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, rep
         # On a GPU one student's tests at a time: CTest runs their speed tests alone (RUN_SERIAL).
         with lane if lane is not None else contextlib.nullcontext():
             started = time.monotonic()
-            report["seconds"]["waiting_for_device"] += started - waiting
+            student["seconds"]["waiting_for_device"] += started - waiting
             run_logged(command, ctest_log, tests * (setup.timeout + 30), env)
-            report["seconds"]["tests"] += time.monotonic() - started
+            student["seconds"]["tests"] += time.monotonic() - started
 
     if graded:
         run_tests(["-L", "^lab(" + "|".join(str(lab) for lab in graded) + ")$"], len(graded) * 4)
         # "grader error" is the grader's own failure (out of memory, say), never a verdict on
         # the student's code: those tests run once more.
-        again = [f"lab{lab}.{check}" for lab, checks in read_results(build / "results").items() if lab in graded
-                 for check, result in checks.items() if result["summary"] == "grader error"]
+        first = setup.harness.grade_report(build / "results", scratch / "report.json", graded, graded,
+                                           setup.kit.points_file, setup.kit_version)
+        again = [f"lab{lab}.{check}" for lab, entry in first["labs"].items()
+                 for check, result in entry["checks"].items() if result["summary"] == "grader error"]
         if again:
-            report["notes"].append("ran again after the grader's own error: " + ", ".join(again))
+            student["notes"].append("ran again after the grader's own error: " + ", ".join(again))
             run_tests(["-R", "^(" + "|".join(re.escape(test) for test in again) + ")$"], len(again))
         for part in ("waiting_for_device", "tests"):
-            report["seconds"][part] = round(report["seconds"][part], 2)
+            student["seconds"][part] = round(student["seconds"][part], 2)
     ctest_output = ctest_log.read_text(errors="replace") if ctest_log.exists() else ""
     with open(log, "a") as out:
         out.write(ctest_output)
 
-    recorded = read_results(build / "results")
-    for lab in setup.labs:
-        report["labs"][str(lab)] = {
-            "checks": lab_checks(lab, recorded.get(lab, {}), lab in submission.files,
-                                 f"labs/{setup.stems[lab]}.cu"),
-            "score": 0, "max_score": 0}
-    explain_unfinished(report, test_outcomes(ctest_output, junits), setup.timeout)
-    name_files_as_the_student_does(report, scratch)
-    refuse_an_empty_grade(report, graded)
+    return test_outcomes(ctest_output, junits)
 
 
 def refuse_an_empty_grade(report: dict, graded: list) -> None:
@@ -394,6 +407,8 @@ def refuse_an_empty_grade(report: dict, graded: list) -> None:
 def name_files_as_the_student_does(report: dict, scratch: Path) -> None:
     """Messages name the scratch folder, which is gone once the report is written: the lab file
     is labs/<lab>.cu to the student, and the compiler's output is in log.txt beside the report."""
+    if isinstance(report.get("sources"), str):
+        report["sources"] = report["sources"].replace(f"{scratch}/", "")
     for entry in report["labs"].values():
         for result in entry["checks"].values():
             for field in ("summary", "message"):

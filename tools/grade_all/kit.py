@@ -2,8 +2,10 @@
 
 import functools
 import json
+import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,3 +91,30 @@ class Harness:
             raise GradeAllError(f"{harness.grader} is missing: build {folder} first "
                                 f"(cmake --build {folder} --target grader)")
         return harness
+
+    def grade_report(self, results: Path, out: Path, labs: list, handed_in: list, points_file: Path,
+                     kit_version: str) -> dict:
+        """report.json of the records in `results` (a build folder's results/; missing when
+        nothing was recorded), exactly as ./lab grade writes it: the grader builds and scores it
+        (labgrader --table ... --quiet). Every lab of `labs` is in it; those not in `handed_in`
+        are MISSING. Written to `out` (the staircase, on a GPU, beside it) and returned."""
+        command = [str(self.grader), "--table", str(results), "grade-all", "--quiet",
+                   "--labs", ",".join(map(str, labs)), "--handed-in", ",".join(map(str, handed_in)),
+                   "--points", str(points_file), "--report", str(out), "--svg", str(out.with_name("staircase.svg"))]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                                  env=dict(os.environ, REDUCE_LAB_KIT_VERSION=kit_version))
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise GradeAllError(f"the grader could not build the report: {error}") from None
+        if done.returncode not in (0, 1):  # 1: not every lab passed, which is a grade too
+            raise GradeAllError("the grader could not build the report: " + (done.stderr or done.stdout).strip())
+        try:
+            return json.loads(out.read_text())
+        except (OSError, ValueError) as error:
+            raise GradeAllError(f"the grader's report {out} cannot be read: {error}") from None
+
+    def report_schema(self, points_file: Path) -> int:
+        """The layout of report.json that this grader writes ("schema")."""
+        with tempfile.TemporaryDirectory(prefix="grade-all-schema-") as scratch:
+            empty = Path(scratch)
+            return self.grade_report(empty / "results", empty / "report.json", [], [], points_file, "unknown")["schema"]

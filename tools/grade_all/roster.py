@@ -1,7 +1,8 @@
 """roster.csv: one row per student of the submissions folder, graded or not.
 
-Points come from the points file as it is when the roster is written, so changing the points
-after grading needs no regrading; each report.json keeps the points it was graded with.
+Points are those each report.json was scored with: the harness's grader scores a report as it
+builds it (docs/instructors.md, "Grading a class"), and nothing here scores again. After
+changing grader/points.json, grade again with --force.
 """
 
 import csv
@@ -9,17 +10,15 @@ import io
 from pathlib import Path
 
 from .kit import CHECKS
-from .results import score, write_atomically
+from .results import write_atomically
 
 
-def roster_checks(reports: list, labs: list, points: dict) -> list:
-    """[(lab, check)] for the columns: the points file's checks and the grader's, in order."""
+def roster_checks(reports: list, labs: list) -> list:
+    """[(lab, check)] for the columns: the kit's checks and any other the reports hold
+    (correctness.emu), in order."""
     columns = []
     for lab in labs:
         checks = list(CHECKS)
-        for check in points.get(lab, {}):
-            if check not in checks:
-                checks.append(check)
         for report in reports:
             for check in (report or {}).get("labs", {}).get(str(lab), {}).get("checks", {}):
                 if check not in checks:
@@ -28,10 +27,10 @@ def roster_checks(reports: list, labs: list, points: dict) -> list:
     return columns
 
 
-def write_roster(path: Path, rows: list, labs: list, points: dict) -> dict:
+def write_roster(path: Path, rows: list, labs: list) -> dict:
     """rows: [(student, report or None, why there is no report)]. Returns counts by state."""
     reports = [report for _, report, _ in rows]
-    columns = roster_checks(reports, labs, points)
+    columns = roster_checks(reports, labs)
     header = ["student", "state", "points", "max_points"]
     for lab in labs:
         header.append(f"lab{lab}")
@@ -47,16 +46,15 @@ def write_roster(path: Path, rows: list, labs: list, points: dict) -> dict:
             counts["not graded"] += 1
             writer.writerow([student, "not graded", "", ""] + [""] * (len(header) - 8) + ["", "", "", why])
             continue
-        score(report, points)
         state = "error" if report.get("error") else "graded"
         counts[state] += 1
-        row = [student, state, number(report["score"]), number(report["max_score"])]
+        row = [student, state, number(report.get("score") or 0), number(report.get("max_score") or 0)]
         for lab in labs:
             lab_entry = report.get("labs", {}).get(str(lab), {})
             checks = lab_entry.get("checks", {})
             row.append(number(lab_entry.get("score", 0)) if lab_entry else "")
             row += [checks.get(check, {}).get("status", "") for l, check in columns if l == lab]
-            row += [number(checks[check]["score"]) if check in checks else "" for l, check in columns if l == lab]
+            row += [number(checks[check].get("score", 0)) if check in checks else "" for l, check in columns if l == lab]
         row += [report.get("backend", ""), report.get("kit_version", ""), report.get("created", ""),
                 note(report)]
         writer.writerow(row)

@@ -153,7 +153,6 @@ def run_task(manifest_path: Path, index: int) -> int:
     """One array task: grades student `index` of the manifest."""
     from .grading import Children, Setup, Stopped, grade_student
     from .kit import Harness, Kit
-    from .points import load_points
     from .submissions import read_submission
 
     manifest = json.loads(manifest_path.read_text())
@@ -167,7 +166,7 @@ def run_task(manifest_path: Path, index: int) -> int:
     cpus = int(os.environ.get("SLURM_CPUS_PER_TASK") or os.cpu_count() or 1)
     scratch = Path(os.environ.get("SLURM_TMPDIR") or os.environ.get("TMPDIR") or "/tmp")
     setup = Setup(kit=kit, harness=harness, stems=stems, labs=manifest["labs"],
-                  points=load_points(kit.points_file, stems), timeout=manifest["timeout"], build_jobs=cpus,
+                  timeout=manifest["timeout"], build_jobs=cpus,
                   test_jobs=cpus, scratch_root=scratch, kit_version=manifest["kit_version"])
 
     def stop(signum, frame):
