@@ -21,6 +21,10 @@
 //   --check-points [FILE]  checks a points file (default: grader/points.json) as every grade
 //     reads it, and prints what a grade is out of on a GPU and on the emulator; exits 2 when
 //     it is not usable
+//   --rescore REPORT... [--points FILE]   scores reports written before again, in place, with
+//     the points file as it is now (grade-all's roster, after the points changed)
+//   --kit-version          the kit's version as reports name it (.kit-version, else git's):
+//     decided here only; grade-all asks for it
 #pragma once
 
 #include <string>

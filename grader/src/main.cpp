@@ -7,7 +7,7 @@
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
 //                      staircase, Gradescope's results.json) and exit (--labs, --handed-in,
 //                      --quiet and the rest: commands.hpp); --check-points [FILE] (a points
-//                      file's totals), --calibrate, --bench and --probe-gpu (can the CUDA
+//                      file's totals), --kit-version, --calibrate, --bench and --probe-gpu (can the CUDA
 //                      runtime use a GPU here?) too are commands (commands.hpp), not tests
 //   --device-figures   measure the copy bandwidth and CUB for the staircase (results/device.json)
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option

@@ -56,9 +56,9 @@ nlohmann::json side_json(const RecordedResult& result) {
 // that left no result and a lab not handed in earn none but count in the maximum; a check
 // that could not run here counts in neither, nor does one of a lab not handed in that never
 // runs on this backend, so that every student is graded out of the same maximum.
-void score(nlohmann::json& entry, double worth, const std::string& check) {
+void score(nlohmann::json& entry, double worth, const std::string& check, const std::string& backend) {
   const std::string status = entry["status"];
-  const bool counted = status != "SKIP" && !(status == "MISSING" && !not_run_on(built_backend(), check).empty());
+  const bool counted = status != "SKIP" && !(status == "MISSING" && !not_run_on(backend, check).empty());
   entry["score"] = status == "PASS" ? worth : 0.0;
   entry["max_score"] = counted ? worth : 0.0;
   entry["counted"] = counted;
@@ -159,7 +159,6 @@ nlohmann::json build_report(const ReportInput& input) {
   } catch (const std::exception& e) {
     report["device"] = {{"error", e.what()}};
   }
-  double total = 0, maximum = 0;
   bool all_passed = true, any = false;
   // Did the emulator judge correctness beside the GPU in this grade (lab<N>.correctness.emu)?
   bool emulator_beside = false;
@@ -209,7 +208,6 @@ nlohmann::json build_report(const ReportInput& input) {
         if (any_side && any_side->detail.is_object() && any_side->detail.contains("sources"))
           report["sources"] = any_side->detail["sources"];
       }
-      if (input.points) score(entry, input.points->of(lab, test), test);
       checks[test] = std::move(entry);
       // The emulator's own correctness entry, where the points file scores it apart: also for a
       // lab not handed in, when this grade ran the emulator beside the GPU (out of the same
@@ -217,28 +215,36 @@ nlohmann::json build_report(const ReportInput& input) {
       if (separate_emu && test == "correctness" && (theirs || (!handed_in && emulator_beside))) {
         nlohmann::json emu_entry = theirs ? side_json(*theirs) : checks[test];
         if (emu_entry["status"] == "FAIL") all_passed = false;
-        score(emu_entry, input.points->of(lab, kEmulatorCorrectness), kEmulatorCorrectness);
         checks[kEmulatorCorrectness] = std::move(emu_entry);
       }
     }
-    nlohmann::json lab_entry = {{"name", lab_info(lab).name}, {"title", lab_title(lab)}, {"checks", checks}};
-    if (input.points) {
-      double lab_score = 0, lab_max = 0;
-      for (const auto& [name, entry] : checks.items()) {
-        lab_score += entry["score"].get<double>();
-        lab_max += entry["max_score"].get<double>();
-      }
-      lab_entry["score"] = lab_score;
-      lab_entry["max_score"] = lab_max;
-      total += lab_score;
-      maximum += lab_max;
-    }
-    report["labs"][std::to_string(lab)] = std::move(lab_entry);
+    report["labs"][std::to_string(lab)] = {{"name", lab_info(lab).name}, {"title", lab_title(lab)}, {"checks", checks}};
   }
   report["passed"] = any && all_passed;
-  report["score"] = input.points ? nlohmann::json(total) : nlohmann::json();
-  report["max_score"] = input.points ? nlohmann::json(maximum) : nlohmann::json();
+  report["score"] = nullptr;
+  report["max_score"] = nullptr;
+  if (input.points) score_report(report, *input.points);
   return report;
+}
+
+void score_report(nlohmann::json& report, const Points& points) {
+  const std::string backend = report.value("backend", std::string(built_backend()));
+  double total = 0, maximum = 0;
+  for (auto& [number, lab] : report["labs"].items()) {
+    double lab_score = 0, lab_max = 0;
+    for (auto& [check, entry] : lab["checks"].items()) {
+      score(entry, points.of(std::stoi(number), check), check, backend);
+      lab_score += entry["score"].get<double>();
+      lab_max += entry["max_score"].get<double>();
+    }
+    lab["score"] = lab_score;
+    lab["max_score"] = lab_max;
+    total += lab_score;
+    maximum += lab_max;
+  }
+  report["points_file"] = points.file;
+  report["score"] = total;
+  report["max_score"] = maximum;
 }
 
 }  // namespace reduce_lab::grader

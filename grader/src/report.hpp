@@ -68,4 +68,9 @@ struct ReportInput {
 // and check the status, summary, message, figures, thresholds and score.
 nlohmann::json build_report(const ReportInput& input);
 
+// Fills in every check's score and maximum, each lab's and the report's totals, from `points`
+// and the report's own statuses and backend: the one scorer, of a report being built and of one
+// written before (a class's reports after the points file changed: labgrader --rescore).
+void score_report(nlohmann::json& report, const Points& points);
+
 }  // namespace reduce_lab::grader

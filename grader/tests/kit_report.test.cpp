@@ -277,6 +277,26 @@ TEST_CASE("kit report") {
     CHECK(empty["seeds"].empty());
   }
 
+  {  // scored again with other points (labgrader --rescore): the same scorer, the same statuses
+    const auto dir = fresh_dir("rescore");
+    std::ofstream(dir / "points.json") << "{\"lab1\": {\"correctness\": 10, \"requests\": 0, \"speedup\": 7, \"races\": 1}}";
+    const Points other = load_points((dir / "points.json").string());
+    nlohmann::json rescored = report;
+    score_report(rescored, other);
+    const nlohmann::json& lab1 = rescored["labs"]["1"]["checks"];
+    CHECK(lab1["correctness"]["score"] == 10);
+    CHECK(lab1["requests"]["max_score"] == 0);
+    CHECK(lab1["speedup"]["status"] == "ERROR");
+    CHECK(lab1["speedup"]["max_score"] == 7);
+    CHECK(rescored["points_file"] == (dir / "points.json").string());
+    // Back to the first points, the first scores, to the point.
+    score_report(rescored, points);
+    CHECK(rescored["labs"] == report["labs"]);
+    CHECK(rescored["score"] == report["score"]);
+    CHECK(rescored["max_score"] == report["max_score"]);
+    std::filesystem::remove_all(dir);
+  }
+
   {  // Gradescope's results.json: one test per check that ran here
     // As the emulator's report (whichever backend this suite runs on), then as a GPU's.
     nlohmann::json on_emu = report;

@@ -97,16 +97,6 @@ def fingerprint(submission: Submission, backend: str, labs: list, stems: dict) -
     return digest.hexdigest()[:20]
 
 
-def time_limits(backend: str, timeout: int) -> dict:
-    """The grader's own limits, below CTest's, so that a hung kernel is stopped and named by the
-    grader (which kernel, which limit) before CTest has to kill the test without a word.
-    On a GPU one call into a correct lab takes milliseconds (well under a second under
-    compute-sanitizer), and a hanging kernel holds the device that the class shares: 10 s."""
-    launch = min(60, max(5, timeout // 4))              # one emulated launch (REDUCE_LAB_EMU_TIMEOUT)
-    run = min(300, max(10, timeout // 2)) if backend == "emu" else 10  # one reduction (REDUCE_LAB_RUN_TIMEOUT)
-    return {"REDUCE_LAB_EMU_TIMEOUT": str(launch), "REDUCE_LAB_RUN_TIMEOUT": str(run)}
-
-
 # --- child processes ------------------------------------------------------------------------
 
 class Children:
@@ -354,8 +344,8 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, stu
     junits = []
     ctest_log = scratch / "ctest.txt"
     lane = setup.device_lane
-    for name, value in time_limits(setup.backend, setup.timeout).items():
-        env.setdefault(name, value)
+    # The grader's own limits inside each test (a launch, a call, the supervisor's) come from
+    # the test's budget, CMake's REDUCE_LAB_TEST_TIMEOUT set from --timeout (grader/src/limits.hpp).
 
     def run_tests(selection: list, tests: int) -> None:
         junit = build / f"junit-{len(junits)}.xml"

@@ -55,14 +55,6 @@ class Kit:
             raise GradeAllError(f"{self.root}/labs is missing: is {self.root} a copy of the kit?")
         return {number: lab["stem"] for number, lab in manifest_labs().items()}
 
-    def version(self) -> str:
-        try:
-            out = subprocess.run(["git", "-C", str(self.root), "describe", "--always", "--dirty"],
-                                 capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            return "unknown"
-        return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
-
 
 @dataclass(frozen=True)
 class Harness:
@@ -112,6 +104,28 @@ class Harness:
             return json.loads(out.read_text())
         except (OSError, ValueError) as error:
             raise GradeAllError(f"the grader's report {out} cannot be read: {error}") from None
+
+    def rescore(self, reports: list, points_file: Path) -> None:
+        """Scores `reports` (report.json files) again, in place, with `points_file` as it is now
+        (labgrader --rescore): the grader's scorer, never one of ours."""
+        if not reports:
+            return
+        try:
+            done = subprocess.run([str(self.grader), "--rescore", *map(str, reports), "--points", str(points_file)],
+                                  capture_output=True, text=True, timeout=300)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise GradeAllError(f"the grader could not score the reports again: {error}") from None
+        if done.returncode != 0:
+            raise GradeAllError("the grader could not score the reports again: " + (done.stderr or done.stdout).strip())
+
+    def kit_version(self) -> str:
+        """The kit's version as every report names it: the grader decides it (labgrader
+        --kit-version), so a class's reports and ./lab grade's agree."""
+        try:
+            done = subprocess.run([str(self.grader), "--kit-version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return "unknown"
+        return done.stdout.strip() if done.returncode == 0 and done.stdout.strip() else "unknown"
 
     def report_schema(self, points_file: Path) -> int:
         """The layout of report.json that this grader writes ("schema")."""

@@ -1,8 +1,8 @@
 """roster.csv: one row per student of the submissions folder, graded or not.
 
 Points are those each report.json was scored with: the harness's grader scores a report as it
-builds it (docs/instructors.md, "Grading a class"), and nothing here scores again. After
-changing grader/points.json, grade again with --force.
+builds it, and again with the points file as it is when the roster is written (labgrader
+--rescore, docs/instructors.md, "Grading a class"); nothing here scores.
 """
 
 import csv

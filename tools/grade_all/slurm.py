@@ -149,6 +149,18 @@ def latest_command(out: Path) -> str:
     return ""
 
 
+def latest_harness(out: Path, kit):
+    """The harness the latest batch graded with, to score the roster again; None when there is
+    none any more (the roster then keeps each report's own scores)."""
+    from .kit import Harness
+    for batch in reversed(batches(out)):
+        try:
+            return Harness.load(Path(json.loads((batch / "manifest.json").read_text())["harness"]), kit)
+        except (OSError, ValueError, KeyError, GradeAllError):
+            return None
+    return None
+
+
 def run_task(manifest_path: Path, index: int) -> int:
     """One array task: grades student `index` of the manifest."""
     from .grading import Children, Setup, Stopped, grade_student
