@@ -13,7 +13,7 @@
 #include "bench.hpp"
 #include "calibration.hpp"
 #include "charts.hpp"
-#include "checks.hpp"
+#include "speed_check.hpp"
 #include "device.hpp"
 #include "grade_report.hpp"
 #include "report.hpp"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catalog.hpp"
-#include "checks.hpp"
+#include "plans.hpp"
 #include "lab_runner.hpp"
 #include "kit.hpp"
 

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "checks.hpp"
+#include "correctness_check.hpp"
+#include "count_checks.hpp"
+#include "speed_check.hpp"
 #include "plans.hpp"
 
 namespace reduce_lab::grader {
