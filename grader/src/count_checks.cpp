@@ -9,6 +9,7 @@
 #include "book_models.hpp"
 #include "catalog.hpp"
 #include "check_messages.hpp"
+#include "counter_fields.hpp"
 #include "faults.hpp"
 #include "hints.hpp"
 #include "lab_runner.hpp"
@@ -18,18 +19,6 @@
 namespace reduce_lab::grader {
 
 namespace {
-
-// The counters of one run, by kind, as report.json lists them.
-nlohmann::json counts_json(const Counters& c) {
-  auto kinds = [](const unsigned long long (&values)[kAccessKinds]) {
-    return nlohmann::json{{"load", values[0]}, {"store", values[1]}, {"atomic", values[2]}};
-  };
-  return {{"requests", kinds(c.requests)},         {"sectors", kinds(c.sectors)},
-          {"instructions", kinds(c.instructions)}, {"active_lanes", kinds(c.active_lanes)},
-          {"bytes", kinds(c.bytes)},               {"seam_sectors", kinds(c.seam_sectors)},
-          {"barrier_warps", c.barrier_warps},      {"simd_efficiency", simd_efficiency(c)},
-          {"shared", shared_counts_json(c)}};
-}
 
 struct CountLine {
   const char* what;

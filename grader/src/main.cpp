@@ -58,6 +58,7 @@
 #include "../tests/kit.hpp"
 #include "catalog.hpp"
 #include "commands.hpp"
+#include "counter_fields.hpp"
 #include "device.hpp"
 #include "faults.hpp"
 #include "inputs.hpp"
@@ -119,11 +120,7 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
   LabRunner counting(counted.info, dtype, reduce_lab::Op::sum);
   const RunOutcome kit = counting.reduce(input, true);
   if (!kit.ran) return 0;
-  const reduce_lab::Counters& c = kit.counters;
-  std::printf("kit: global_ld_sectors=%llu global_st_sectors=%llu shared_ld_wavefronts=%llu shared_st_wavefronts=%llu "
-              "shared_ld_conflicts=%llu shared_st_conflicts=%llu shared_atom_wavefronts=%llu\n",
-              c.sectors[0], c.sectors[1], c.shared_wavefronts[0], c.shared_wavefronts[1], c.shared_conflicts[0],
-              c.shared_conflicts[1], c.shared_wavefronts[2]);
+  std::printf("kit:%s\n", counts_profile_text(kit.counters).c_str());
   return 0;
 }
 
