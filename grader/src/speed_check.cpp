@@ -19,6 +19,7 @@
 #include "kernel_trace.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "run_once.hpp"
 #include "speed_gate.hpp"
 #include "timing.hpp"
 
@@ -192,23 +193,18 @@ Verdict check_speedup(int lab) {
     // second untimed call would already meet host code that remembers the first.
     std::vector<KernelLaunch> timed_kernels;
     auto verify = [&](int which, const ModuleInfo* module) -> std::string {
-      RunOutcome outcome;
-      auto run = [&] {
-        LabRunner runner(module, DType::f32, Op::sum);
-        outcome = runner.reduce(inputs.host.front());
-      };
-      if (which == lab && kernel_trace_available(nullptr))
-        timed_kernels = trace_kernels(run);
-      else
-        run();
-      if (outcome.todo) return lab_title(which) + " is not implemented yet";
-      if (!outcome.ran) {
-        const Fault fault = classify_fault(outcome.error);
-        return lab_title(which) + " stopped with " + fault_name(fault.kind) + " at n = " + size_text(n) + ": " +
-               outcome.error;
+      const RunOnce once =
+          run_once(module, inputs.host.front(), inputs.references.front(), which == lab ? &timed_kernels : nullptr);
+      switch (once.problem) {
+        case RunOnce::Problem::none: return std::string();
+        case RunOnce::Problem::todo: return lab_title(which) + " is not implemented yet";
+        case RunOnce::Problem::fault:
+          return lab_title(which) + " stopped with " + fault_name(once.fault) + " at n = " + size_text(n) + ": " +
+                 once.detail;
+        case RunOnce::Problem::wrong:
+          return lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + once.detail;
       }
-      const Comparison cmp = compare(outcome.value, inputs.references.front(), DType::f32, n);
-      return cmp.ok ? std::string() : lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + cmp.text;
+      return std::string();
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
       return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
