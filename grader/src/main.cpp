@@ -3,6 +3,7 @@
 //   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
 //   --needs-chromium   exit 77 when no headless Chromium can render the staircase's SVG
+//                      (self-test builds only)
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
 //                      staircase, Gradescope's results.json) and exit; --calibrate, --bench and
@@ -31,7 +32,7 @@
 #if REDUCE_LAB_CATCH2_MAJOR < 3
 #define CATCH_CONFIG_RUNNER
 #endif
-#include "../tests/catch.hpp"
+#include "catch_compat.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -51,19 +52,18 @@
 #include <string>
 #include <vector>
 
-#if REDUCE_LAB_SELFTEST
-#include "../tests/broken_suite.hpp"
-#include "../tests/count_dump.hpp"
-#endif
-#include "../tests/kit.hpp"
 #include "catalog.hpp"
 #include "commands.hpp"
 #include "counter_fields.hpp"
 #include "device.hpp"
 #include "faults.hpp"
+#include "grade.hpp"
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "report.hpp"
+#if REDUCE_LAB_SELFTEST
+#include "selftest.hpp"
+#endif
 #include "supervision.hpp"
 #include "thread_order.hpp"
 
@@ -88,8 +88,8 @@ int find_current_test(const std::vector<char*>& args) {
   return lab;
 }
 
-// The kit's own suite's modes (the broken-lab runner, the count dump) are compiled only into
-// a self-test build: a student's grader carries no test machinery it never runs.
+// The kit's own suite's modes (the broken-lab runner, the count dump, the Chromium check) are
+// compiled only into a self-test build: a student's grader carries no test machinery it never runs.
 [[maybe_unused]] int not_in_this_build(const std::string& option) {
   std::printf("%s is part of the kit's own suite: configure with -DREDUCE_LAB_SELFTEST=ON (./lab test)\n",
               option.c_str());
@@ -423,9 +423,13 @@ int main(int argc, char** argv) {
     }
   }
   const int current_lab = find_current_test(rest);
+#if REDUCE_LAB_SELFTEST
   if (needs_chromium && find_chromium().empty())
     skip_reason = "headless Chromium was not found (Debian and Ubuntu: apt-get install chromium; or set "
                   "REDUCE_LAB_CHROMIUM to a Chrome or Chromium binary), so the SVG pictures (staircase, ./lab show) were not rendered";
+#else
+  if (needs_chromium) return not_in_this_build("--needs-chromium");
+#endif
   if (!skip_reason.empty()) {
     std::printf("SKIPPED: %s\n", skip_reason.c_str());
     record_current(skip("skipped", skip_reason));

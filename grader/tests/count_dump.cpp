@@ -1,4 +1,4 @@
-#include "count_dump.hpp"
+#include "selftest.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -10,7 +10,6 @@
 #include "counter_fields.hpp"
 #include "plans.hpp"
 #include "lab_runner.hpp"
-#include "kit.hpp"
 
 namespace reduce_lab::grader {
 
