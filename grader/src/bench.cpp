@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "catalog.hpp"
 #include "device.hpp"
@@ -14,6 +15,7 @@
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "run_once.hpp"
 #include "timing.hpp"
 #if defined(REDUCE_LAB_HAVE_CUB)
 #include "cub_baseline.hpp"
@@ -22,8 +24,6 @@
 namespace reduce_lab::grader {
 
 namespace {
-
-constexpr int kWarmups = 3;
 
 // Times `run` (which enqueues device work) `samples` times after warm-ups, each sample after
 // `prepare` (untimed); `verify` checks the result of every run and returns false when wrong.
@@ -34,12 +34,12 @@ struct Timed {
 Timed time_samples(int samples, const std::function<void()>& prepare, const std::function<void()>& run,
                    const std::function<bool()>& verify) {
   Timed timed;
-  for (int i = 0; i < kWarmups + samples; ++i) {
-    prepare();
-    const double ms = time_device_ms(run);
-    if (!verify()) timed.wrong = true;
-    if (i >= kWarmups) timed.ms.push_back(ms);
-  }
+  const Contender contender{"", prepare, [&] {
+                              const double ms = time_device_ms(run);
+                              if (!verify()) timed.wrong = true;
+                              return ms;
+                            }};
+  timed.ms = std::move(take_samples({&contender}, samples).front());
   return timed;
 }
 
@@ -60,17 +60,6 @@ nlohmann::json time_cub(const DeviceBuffer& input, std::size_t n, const Referenc
   return figures;
 }
 #endif
-
-// A device-to-device copy of n floats; its GB/s counts the bytes read and written.
-nlohmann::json time_copy(const DeviceBuffer& input, std::size_t n, L2Flush& flush, int samples) {
-  DeviceBuffer destination(n, sizeof(float));
-  auto run = [&] {
-    check(cudaMemcpyAsync(destination.data(), input.data(), n * sizeof(float), cudaMemcpyDeviceToDevice),
-          "copying for the bandwidth");
-  };
-  const Timed timed = time_samples(samples, [&] { flush(); }, run, [] { return true; });
-  return sample_figures(timed.ms, 8.0 * static_cast<double>(n));
-}
 
 }  // namespace
 
@@ -123,15 +112,14 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     if (!loaded) {
       problem = loaded.problem.substr(0, loaded.problem.find('\n'));
     } else {
-      LabRunner runner(loaded.info, DType::f32, Op::sum);
       const HostArray input = make_input(Pattern::uniform, DType::f32, smallest);
-      const RunOutcome outcome = runner.reduce(input);
-      if (outcome.todo)
+      const RunOnce once = run_once(loaded.info, input, reference(input, Op::sum));
+      if (once.problem == RunOnce::Problem::todo)
         problem = "not implemented yet";
-      else if (!outcome.ran)
-        problem = std::string(fault_name(classify_fault(outcome.error).kind)) + " at n = " + size_text(smallest);
-      else if (const Comparison cmp = compare(outcome.value, reference(input, Op::sum), DType::f32, smallest); !cmp.ok)
-        problem = "wrong at n = " + size_text(smallest) + ": " + cmp.text;
+      else if (once.problem == RunOnce::Problem::fault)
+        problem = std::string(fault_name(once.fault)) + " at n = " + size_text(smallest);
+      else if (once.problem == RunOnce::Problem::wrong)
+        problem = "wrong at n = " + size_text(smallest) + ": " + once.detail;
     }
     if (!problem.empty()) {
       bench["left_out"].push_back({{"lab", lab}, {"name", lab_title(lab)}, {"why", problem}});
@@ -188,7 +176,9 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     cub["n"] = n;
     cub_series["points"].push_back(cub);
 #endif
-    nlohmann::json copy = time_copy(pristine, n, flush, samples);
+    // A device-to-device copy of the input; its GB/s counts the bytes read and written.
+    nlohmann::json copy = sample_figures(measure_copy(pristine, n * sizeof(float), flush, samples).ms,
+                                         8.0 * static_cast<double>(n));
     copy["n"] = n;
     copy_series["points"].push_back(copy);
   }

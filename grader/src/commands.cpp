@@ -15,7 +15,7 @@
 #include "calibration.hpp"
 #include "catalog.hpp"
 #include "charts.hpp"
-#include "checks.hpp"
+#include "speed_check.hpp"
 #include "device.hpp"
 #include "files.hpp"
 #include "gradescope.hpp"

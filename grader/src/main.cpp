@@ -3,6 +3,7 @@
 //   --needs-gpu        exit 77 (CTest: skipped) when no CUDA GPU can be used
 //   --skip "reason"    exit 77 with the reason (speed on the emulator, say)
 //   --needs-chromium   exit 77 when no headless Chromium can render the staircase's SVG
+//                      (self-test builds only)
 //   --sanitize         rerun this test under compute-sanitizer (memcheck, then racecheck)
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
 //                      staircase, Gradescope's results.json) and exit (--labs, --handed-in,
@@ -30,7 +31,7 @@
 #if REDUCE_LAB_CATCH2_MAJOR < 3
 #define CATCH_CONFIG_RUNNER
 #endif
-#include "../tests/catch.hpp"
+#include "catch_compat.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -44,21 +45,21 @@
 #include <string>
 #include <vector>
 
-#if REDUCE_LAB_SELFTEST
-#include "../tests/broken_suite.hpp"
-#include "../tests/count_dump.hpp"
-#endif
-#include "../tests/kit.hpp"
 #include "catalog.hpp"
 #include "commands.hpp"
+#include "counter_fields.hpp"
 #include "device.hpp"
 #include "faults.hpp"
 #include "files.hpp"
+#include "grade.hpp"
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "limits.hpp"
 #include "records.hpp"
 #include "settings.hpp"
+#if REDUCE_LAB_SELFTEST
+#include "selftest.hpp"
+#endif
 #include "supervision.hpp"
 #include "supervisor.hpp"
 
@@ -81,8 +82,8 @@ int find_current_test(const std::vector<char*>& args) {
   return lab;
 }
 
-// The kit's own suite's modes (the broken-lab runner, the count dump) are compiled only into
-// a self-test build: a student's grader carries no test machinery it never runs.
+// The kit's own suite's modes (the broken-lab runner, the count dump, the Chromium check) are
+// compiled only into a self-test build: a student's grader carries no test machinery it never runs.
 [[maybe_unused]] int not_in_this_build(const std::string& option) {
   std::printf("%s is part of the kit's own suite: configure with -DREDUCE_LAB_SELFTEST=ON (./lab test)\n",
               option.c_str());
@@ -112,11 +113,7 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
   LabRunner counting(counted.info, dtype, reduce_lab::Op::sum);
   const RunOutcome kit = counting.reduce(input, true);
   if (!kit.ran) return 0;
-  const reduce_lab::Counters& c = kit.counters;
-  std::printf("kit: global_ld_sectors=%llu global_st_sectors=%llu shared_ld_wavefronts=%llu shared_st_wavefronts=%llu "
-              "shared_ld_conflicts=%llu shared_st_conflicts=%llu shared_atom_wavefronts=%llu\n",
-              c.sectors[0], c.sectors[1], c.shared_wavefronts[0], c.shared_wavefronts[1], c.shared_conflicts[0],
-              c.shared_conflicts[1], c.shared_wavefronts[2]);
+  std::printf("kit:%s\n", counts_profile_text(kit.counters).c_str());
   return 0;
 }
 
@@ -261,9 +258,13 @@ int main(int argc, char** argv) {
     }
   }
   const int current_lab = find_current_test(rest);
+#if REDUCE_LAB_SELFTEST
   if (needs_chromium && find_chromium().empty())
     skip_reason = "headless Chromium was not found (Debian and Ubuntu: apt-get install chromium; or set "
                   "REDUCE_LAB_CHROMIUM to a Chrome or Chromium binary), so the SVG pictures (staircase, ./lab show) were not rendered";
+#else
+  if (needs_chromium) return not_in_this_build("--needs-chromium");
+#endif
   if (!skip_reason.empty()) {
     std::printf("SKIPPED: %s\n", skip_reason.c_str());
     record_current(skip("skipped", skip_reason));

@@ -7,7 +7,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "checks.hpp"
+#include "correctness_check.hpp"
+#include "count_checks.hpp"
 
 namespace reduce_lab::grader {
 

@@ -98,17 +98,6 @@ std::string shared_hint(SharedProblem problem) {
   return "";
 }
 
-nlohmann::json shared_counts_json(const Counters& c) {
-  auto kinds = [](const unsigned long long (&values)[kAccessKinds]) {
-    return nlohmann::json{{"load", values[0]}, {"store", values[1]}, {"atomic", values[2]}};
-  };
-  return {{"instructions", kinds(c.shared_instructions)},
-          {"wavefronts", kinds(c.shared_wavefronts)},
-          {"conflicts", kinds(c.shared_conflicts)},
-          {"active_lanes", kinds(c.shared_active_lanes)},
-          {"bytes", kinds(c.shared_bytes)}};
-}
-
 std::string describe_shared(const Counters& c) {
   return std::to_string(total(c.shared_wavefronts)) + " wf (" + std::to_string(total(c.shared_conflicts)) +
          " conflicts)";

@@ -5,8 +5,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "modules.hpp"
 
 namespace reduce_lab::grader {
@@ -35,9 +33,6 @@ SharedJudgement judge_shared_tree(const Counters& counters, const LaunchStats& l
 
 // The hint and the page for a shared-memory problem of lab `lab`.
 std::string shared_hint(SharedProblem problem);
-
-// The shared-memory counters of one run, by kind, for report.json.
-nlohmann::json shared_counts_json(const Counters& counters);
 
 // "141 wf (0 conflicts)": the figures a grade table shows.
 std::string describe_shared(const Counters& counters);

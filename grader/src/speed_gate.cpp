@@ -8,10 +8,12 @@
 
 #include "build_tells.hpp"
 #include "catalog.hpp"
+#include "files.hpp"
 #include "hardware_counts.hpp"
 #include "kernel_trace.hpp"
 #include "lab_runner.hpp"
 #include "records.hpp"
+#include "settings.hpp"
 
 namespace reduce_lab::grader {
 
@@ -26,18 +28,6 @@ long long modified(const std::string& path) {
   return static_cast<long long>(about.st_mtim.tv_sec) * 1000000000LL + about.st_mtim.tv_nsec;
 }
 
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : "";
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 std::optional<Refusal> recorded_failure(int lab) {
@@ -47,7 +37,7 @@ std::optional<Refusal> recorded_failure(int lab) {
     std::string path;
     const char* what;
   };
-  const std::string own = env("REDUCE_LAB_RESULTS_DIR"), emu = env("REDUCE_LAB_EMU_RESULTS_DIR");
+  const std::string own = settings().results_dir, emu = settings().emu_results_dir;
   const std::string stem = "/lab" + std::to_string(lab) + ".";
   const bool on_emulator = std::string(built_backend()) == "emu";
   std::vector<Place> places;
@@ -79,7 +69,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
   if (tells.empty()) return std::nullopt;
   // The file as the student names it (labs/06_warp_unrolled.cu), from the kit's root.
   std::string shown = source;
-  const std::string root = env("REDUCE_LAB_SOURCE_ROOT");
+  const std::string root = settings().source_root;
   if (!root.empty() && shown.rfind(root + "/", 0) == 0) shown = shown.substr(root.size() + 1);
   std::ostringstream message;
   message << lab_title(lab) << " names what differs between the kit's builds, so it could run other code when "

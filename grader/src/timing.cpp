@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "cache_flush.hpp"
+#include "settings.hpp"
 
 namespace reduce_lab::grader {
 
@@ -42,39 +44,47 @@ double time_device_ms(const std::function<void()>& work) {
   return ms;
 }
 
+std::vector<std::vector<double>> take_samples(const std::vector<const Contender*>& contenders, int samples,
+                                              int warmups) {
+  std::vector<std::vector<double>> ms(contenders.size());
+  for (int i = 0; i < warmups + samples; ++i)
+    for (std::size_t c = 0; c < contenders.size(); ++c) {
+      contenders[c]->prepare();
+      const double t = contenders[c]->timed();
+      if (i >= warmups) ms[c].push_back(t);
+    }
+  return ms;
+}
+
 Duel interleave(const Contender& a, const Contender& b, int samples, int warmups) {
-  for (int i = 0; i < warmups; ++i) {
-    a.prepare();
-    a.timed();
-    b.prepare();
-    b.timed();
-  }
+  std::vector<std::vector<double>> ms = take_samples({&a, &b}, samples, warmups);
   Duel duel;
-  for (int i = 0; i < samples; ++i) {
-    a.prepare();
-    duel.a_ms.push_back(a.timed());
-    b.prepare();
-    duel.b_ms.push_back(b.timed());
-  }
+  duel.a_ms = std::move(ms[0]);
+  duel.b_ms = std::move(ms[1]);
   duel.a_median = median(duel.a_ms);
   duel.b_median = median(duel.b_ms);
   return duel;
 }
 
+CopyBandwidth measure_copy(const DeviceBuffer& source, std::size_t bytes, L2Flush& flush, int samples) {
+  DeviceBuffer destination(bytes, 1);
+  const Contender copy{"copy", [&flush] { flush(); }, [&] {
+                         return time_device_ms([&] {
+                           check(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice),
+                                 "copying for the bandwidth");
+                         });
+                       }};
+  CopyBandwidth measured;
+  measured.ms = std::move(take_samples({&copy}, samples).front());
+  measured.bytes_per_second = 2.0 * static_cast<double>(bytes) / (median(measured.ms) * 1e-3);
+  return measured;
+}
+
 double copy_bandwidth(std::size_t bytes, int samples) {
-  DeviceBuffer source(bytes, 1), destination(bytes, 1);
+  DeviceBuffer source(bytes, 1);
   check(cudaMemset(source.data(), 1, bytes), "filling the copy source");
   L2Flush flush;
-  auto copy = [&] {
-    check(cudaMemcpyAsync(destination.data(), source.data(), bytes, cudaMemcpyDeviceToDevice), "copying for the bandwidth");
-  };
-  std::vector<double> ms;
-  for (int i = 0; i < samples + 3; ++i) {
-    flush();
-    const double t = time_device_ms(copy);
-    if (i >= 3) ms.push_back(t);
-  }
-  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3);
+  return measure_copy(source, bytes, flush, samples).bytes_per_second;
 }
 
 nlohmann::json sample_figures(const std::vector<double>& ms, double bytes) {
@@ -98,9 +108,7 @@ nlohmann::json sample_figures(const std::vector<double>& ms, double bytes) {
 }
 
 int sample_count() {
-  const char* text = std::getenv("REDUCE_LAB_SAMPLES");
-  const int requested = text ? std::atoi(text) : 30;
-  return std::max(requested, 20);
+  return std::max(settings().samples, 20);
 }
 
 }  // namespace reduce_lab::grader

@@ -43,11 +43,27 @@ struct Duel {
   double a_median = 0, b_median = 0;
 };
 
-// Warm-up runs of each, then `samples` interleaved samples of each.
-Duel interleave(const Contender& a, const Contender& b, int samples, int warmups = 3);
+// Untimed runs of each contender before its samples are taken.
+constexpr int kWarmups = 3;
 
-// Bytes read plus bytes written per second by a device-to-device copy of `bytes`, median
-// of `samples` copies each after an L2 flush: the bandwidth a reduction can hope for.
+// The one sampling loop: `warmups` rounds, then `samples` rounds, each of which prepares and
+// times every contender in turn (A B A B ... with two). Returns each contender's samples.
+std::vector<std::vector<double>> take_samples(const std::vector<const Contender*>& contenders, int samples,
+                                              int warmups = kWarmups);
+
+// Warm-up runs of each, then `samples` interleaved samples of each.
+Duel interleave(const Contender& a, const Contender& b, int samples, int warmups = kWarmups);
+
+// A device-to-device copy of `bytes` from `source`, `samples` times after warm-ups, each after
+// `flush`: every sample's milliseconds, and bytes read plus bytes written per second at their
+// median, the bandwidth a reduction can hope for.
+struct CopyBandwidth {
+  std::vector<double> ms;
+  double bytes_per_second = 0;
+};
+CopyBandwidth measure_copy(const DeviceBuffer& source, std::size_t bytes, L2Flush& flush, int samples);
+
+// The same from a buffer and flush of its own: bytes read plus bytes written per second.
 double copy_bandwidth(std::size_t bytes, int samples);
 
 // One contender's samples as report.json and bench.json record them: their count, median,

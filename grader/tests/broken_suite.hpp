@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "selftest.hpp"
 #include "verdict.hpp"
 
 namespace reduce_lab::grader::broken {
@@ -55,10 +56,6 @@ bool meets(const Expectation& expected, const Verdict& verdict, std::string* why
 // PASS, FAIL or SKIP.
 const char* status_name(Status status);
 
-// labgrader --broken FILE BACKEND [--check NAME COUNT ARG...]...: runs one case. Each
-// --check group is the grader's argument list for that check as the lab's own CTest test
-// has it (cmake/ReduceLab.cmake, reduce_lab_check_arguments). Returns the process status:
-// 0 when every verdict met its expectation, 77 when the case expects nothing here, else 1.
-int run_case(const std::vector<std::string>& arguments);
+// run_case(), what labgrader --broken runs, is declared in selftest.hpp.
 
 }  // namespace reduce_lab::grader::broken

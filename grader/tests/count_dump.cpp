@@ -1,4 +1,4 @@
-#include "count_dump.hpp"
+#include "selftest.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "catalog.hpp"
-#include "checks.hpp"
+#include "counter_fields.hpp"
+#include "plans.hpp"
 #include "lab_runner.hpp"
-#include "kit.hpp"
 
 namespace reduce_lab::grader {
 
@@ -18,11 +18,7 @@ namespace {
 std::string line_of(int lab, std::size_t n, DType dtype, Op op, const Counters& c) {
   std::ostringstream line;
   line << "lab=" << lab << " n=" << n << " " << dtype_name(dtype) << " " << op_name(op);
-  const char* kinds[] = {"ld", "st", "atom"};
-  for (int k = 0; k < kAccessKinds; ++k)
-    line << " " << kinds[k] << ":instr=" << c.instructions[k] << ",req=" << c.requests[k] << ",sec=" << c.sectors[k]
-         << ",lanes=" << c.active_lanes[k] << ",bytes=" << c.bytes[k] << ",seams=" << c.seam_sectors[k];
-  line << " barrier_warps=" << c.barrier_warps;
+  line << counts_dump_text(c);
   return line.str();
 }
 

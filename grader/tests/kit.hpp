@@ -1,6 +1,6 @@
-// What every lab test file uses: the checks, the plans each lab is graded with (plans.hpp), and
-// grade(), which records a verdict for the table, prints it once, and fails the test case when
-// the verdict does.
+// The kit's own tests' helpers (compiled into self-test builds only): where the sources are,
+// files and folders, and headless Chromium. grade.hpp brings what the lab tests use too: the
+// checks, the plans and grade().
 #pragma once
 
 #include <filesystem>
@@ -8,28 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catch.hpp"
-#include "checks.hpp"
-#include "plans.hpp"
+#include "files.hpp"
+#include "grade.hpp"
+#include "selftest.hpp"
 
 namespace reduce_lab::grader {
-
-void grade(int lab, const char* test, const Verdict& verdict);
-// True once grade() has printed a failed verdict in this process.
-bool graded_failure();
 
 // The kit's source folder the tests read (REDUCE_LAB_SOURCE_ROOT, else the working folder).
 std::string source_root();
 
-// A whole file as text; empty when it cannot be read.
-std::string read_text(const std::filesystem::path& path);
+// read_text(), a whole file as text, is in files.hpp.
 
 // A new, empty folder under the system's temporary folder, named for `name` and this process.
 std::filesystem::path fresh_dir(const std::string& name);
 
-// The headless browser the staircase test renders SVG in: REDUCE_LAB_CHROMIUM, else chromium,
-// chromium-browser or google-chrome on the PATH; empty when there is none.
-std::string find_chromium();
+// find_chromium(), the browser render_in_chromium() starts, is in selftest.hpp.
 
 // Renders SVGs as a browser does: headless Chromium parses each of `charts` (name -> SVG text),
 // puts it in a page in `dir` and lays it out, and calls `measure`'s JavaScript function

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "broken_suite.hpp"
-#include "catch.hpp"
+#include "catch_compat.hpp"
 
 using namespace reduce_lab::grader;
 using namespace reduce_lab::grader::broken;

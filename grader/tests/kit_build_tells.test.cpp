@@ -7,7 +7,7 @@
 #include <string>
 
 #include "build_tells.hpp"
-#include "catch.hpp"
+#include "catch_compat.hpp"
 #include "kernel_trace.hpp"
 #include "kit.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_compat.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab;

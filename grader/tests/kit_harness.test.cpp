@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <fstream>
 
-#include "catch.hpp"
+#include "catch_compat.hpp"
 #include "faults.hpp"
 #include "kit.hpp"
 #include "lab_runner.hpp"

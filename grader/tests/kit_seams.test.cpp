@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_compat.hpp"
 
 using reduce_lab::Access;
 using reduce_lab::Counters;

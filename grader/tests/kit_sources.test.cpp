@@ -5,7 +5,7 @@
 #include <string>
 
 #include "catalog.hpp"
-#include "catch.hpp"
+#include "catch_compat.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "catch.hpp"
+#include "catch_compat.hpp"
 #include "execution_spaces.hpp"
 #include "kit.hpp"
 #include "modules.hpp"

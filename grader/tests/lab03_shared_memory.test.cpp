@@ -1,5 +1,5 @@
 // Lab 3: correct at every power of two, the book's requests exactly, faster than its baseline.
-#include "kit.hpp"
+#include "grade.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -1,5 +1,5 @@
 // Lab 4: correct for any n, each input byte loaded once, one launch for any n, one atomic per block.
-#include "kit.hpp"
+#include "grade.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -1,5 +1,5 @@
 // Lab 5: correct for any n, each input byte loaded once, COARSE_FACTOR 2: half as many blocks, and atomics, as lab 4.
-#include "kit.hpp"
+#include "grade.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -1,5 +1,5 @@
 // Lab 6: correct for any n, each input byte loaded once, at most log2(1024) - 4 = 6 barriers per block.
-#include "kit.hpp"
+#include "grade.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -1,6 +1,6 @@
 // Lab 7: float, double and int with sum, max and min, for any n; the same traffic bound for
 // every type; not slower than lab 6, and close to the device's copy bandwidth.
-#include "kit.hpp"
+#include "grade.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -10,7 +10,7 @@
 #include <reduce_lab/lab.cuh>
 #include <reduce_emu/record.h>
 
-#include "../../tests/catch.hpp"
+#include "../../src/catch_compat.hpp"
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,0 +1,55 @@
+#include "check_messages.hpp"
+
+#include <cstdio>
+
+#include "catalog.hpp"
+#include "hints.hpp"
+
+namespace reduce_lab::grader {
+
+std::string format(const char* pattern, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, pattern, value);
+  return text;
+}
+
+std::string value_text(double value) { return format("%.9g", value); }
+
+std::string indented(const std::string& text) {
+  std::string out = "  ";
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += "  ";
+  }
+  return out;
+}
+
+bool is_power_of_two(std::size_t n) { return n >= 1 && (n & (n - 1)) == 0; }
+
+std::string doc_line(int lab, const std::string& hint) {
+  return "Revisit: " + (hint.empty() ? std::string(idea_to_revisit(lab)) : hint) + "\nRead: " + lab_info(lab).doc;
+}
+std::string doc_line(int lab) { return doc_line(lab, ""); }
+
+std::string picture_line(int lab) {
+  char svg[32];
+  std::snprintf(svg, sizeof svg, "lab%02d.svg", lab);  // as ./lab show names it, after the lab's modules
+  return "\nSee it: ./lab show " + std::to_string(lab) +
+         " draws what your kernel did, step by step, beside the reference's\n"
+         "(and writes build/grade-emu/show/" + svg + ").";
+}
+
+Verdict not_loadable(int lab, const LoadedLab& loaded) {
+  const bool compile = loaded.problem.find("does not compile") != std::string::npos;
+  return fail(compile ? "does not compile" : "not built", loaded.problem);
+}
+
+Verdict not_implemented(int lab, Origin origin) {
+  const std::string file = origin == Origin::stub ? "labs/" + std::string(lab_info(lab).stem) + ".cu" : lab_source(lab);
+  return fail("not implemented yet",
+              lab_title(lab) + " is not implemented yet: its kernel still runs REDUCE_LAB_TODO().\n"
+              "Write the exercise region (between // BEGIN EXERCISE and // END EXERCISE) in " + file +
+              " and delete the REDUCE_LAB_TODO() line.\nRead: " + lab_info(lab).doc);
+}
+
+}  // namespace reduce_lab::grader

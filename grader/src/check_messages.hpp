@@ -1,0 +1,36 @@
+// What every check's messages share: the closing lines of a failure (the idea to revisit,
+// the page to read, the picture to look at), the two verdicts any check may give before it
+// runs anything, and the number formats the figures are printed in.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "modules.hpp"
+#include "verdict.hpp"
+
+namespace reduce_lab::grader {
+
+// `value` through a printf `pattern` ("%.2fx"); value_text(): "%.9g".
+std::string format(const char* pattern, double value);
+std::string value_text(double value);
+
+// Every line of `text` indented by two spaces.
+std::string indented(const std::string& text);
+
+bool is_power_of_two(std::size_t n);
+
+// The closing lines of every failure: the idea the failure points to (`hint`, else the lab's
+// own idea), and the page.
+std::string doc_line(int lab, const std::string& hint);
+std::string doc_line(int lab);
+
+// A wrong or miscounted lab also points at its picture: what the kernel did, step by step,
+// beside the reference's (./lab show, drawn from the emulator's record of a small run).
+std::string picture_line(int lab);
+
+// The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.
+Verdict not_loadable(int lab, const LoadedLab& loaded);
+Verdict not_implemented(int lab, Origin origin);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,33 @@
+// Correctness (design §6): a lab's result against the reference on every case of a plan, with
+// the wrong cases run again under other thread orders to tell a race from a mistake. Returns
+// a Verdict and never throws: a broken lab is a failed check with a reason, not a crashed grader.
+#pragma once
+
+#include <vector>
+
+#include "inputs.hpp"
+#include "modules.hpp"
+#include "verdict.hpp"
+
+namespace reduce_lab::grader {
+
+struct CorrectnessPlan {
+  std::vector<std::size_t> sizes;              // every size, with random inputs
+  std::vector<std::size_t> special_sizes;      // sizes that also get the other patterns
+  std::vector<Pattern> special_patterns;
+  std::vector<DType> dtypes{DType::f32};
+  std::vector<Op> ops{Op::sum};
+  // Random sizes stop after this many wrong ones (per type and op); the other patterns still run.
+  int stop_after_wrong = 6;
+  Origin origin = Origin::graded;
+};
+
+// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops.
+std::size_t case_count(const CorrectnessPlan& plan);
+
+// Powers of two from `low` to `high`.
+std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high);
+
+Verdict check_correctness(int lab, const CorrectnessPlan& plan);
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,19 @@
+// What every lab test file (grader/tests/labNN_*.test.cpp) uses: the checks, the plans each
+// lab is graded with (plans.hpp), and grade(), which records a verdict for the table, prints
+// it once, and fails the Catch2 test case when the verdict does.
+#pragma once
+
+#include "catch_compat.hpp"
+#include "correctness_check.hpp"
+#include "count_checks.hpp"
+#include "plans.hpp"
+#include "speed_check.hpp"
+#include "verdict.hpp"
+
+namespace reduce_lab::grader {
+
+void grade(int lab, const char* test, const Verdict& verdict);
+// True once grade() has printed a failed verdict in this process.
+bool graded_failure();
+
+}  // namespace reduce_lab::grader

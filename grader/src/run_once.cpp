@@ -1,0 +1,32 @@
+#include "run_once.hpp"
+
+#include "lab_runner.hpp"
+
+namespace reduce_lab::grader {
+
+RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
+                 std::vector<KernelLaunch>* kernels) {
+  RunOutcome outcome;
+  auto run = [&] {
+    LabRunner runner(module, input.dtype, Op::sum);
+    outcome = runner.reduce(input);
+  };
+  if (kernels && kernel_trace_available(nullptr))
+    *kernels = trace_kernels(run);
+  else
+    run();
+  RunOnce once;
+  if (outcome.todo) {
+    once.problem = RunOnce::Problem::todo;
+  } else if (!outcome.ran) {
+    once.problem = RunOnce::Problem::fault;
+    once.fault = classify_fault(outcome.error).kind;
+    once.detail = outcome.error;
+  } else if (const Comparison cmp = compare(outcome.value, expected, input.dtype, input.n); !cmp.ok) {
+    once.problem = RunOnce::Problem::wrong;
+    once.detail = cmp.text;
+  }
+  return once;
+}
+
+}  // namespace reduce_lab::grader

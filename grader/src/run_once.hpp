@@ -1,0 +1,29 @@
+// A lab run once, untimed, and judged: what the speed test and ./lab bench ask of a lab before
+// they time it, since the time of a wrong result means nothing. Each says what it found in its
+// own words.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "faults.hpp"
+#include "inputs.hpp"
+#include "kernel_trace.hpp"
+#include "modules.hpp"
+#include "reference.hpp"
+
+namespace reduce_lab::grader {
+
+struct RunOnce {
+  enum class Problem { none, todo, fault, wrong };
+  Problem problem = Problem::none;
+  FaultKind fault = FaultKind::none;  // Problem::fault: which
+  std::string detail;                 // the fault's error, or how the value is wrong ("got 1, expected 2 ...")
+};
+
+// Sums `input` once with `module` and compares the result with `expected`. Where `kernels` is
+// given and this build can trace them, the kernels of that run are recorded there.
+RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
+                 std::vector<KernelLaunch>* kernels = nullptr);
+
+}  // namespace reduce_lab::grader

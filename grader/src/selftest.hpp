@@ -1,0 +1,38 @@
+// The kit's own suite's ways into this program: the broken-lab runner, the count dump and the
+// headless browser its picture tests render in. They are defined under grader/tests and
+// compiled only into a self-test build (REDUCE_LAB_SELFTEST), where main.cpp calls them: a
+// student's grader carries no test machinery it never runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace reduce_lab::grader {
+
+// Writes the counts of every loaded lab (labs 1-3: one pass at every power of two to 2^20;
+// labs 4-7: the traffic sizes, every type and op lab 7 has), one line per case, so that the
+// emulator's counts can be compared with the GPU's line by line. Returns false on a fault.
+bool dump_counts(const std::string& path);
+
+// Dumps this backend's counts into `own_path` with the device shape recorded in the GPU's
+// dump (lab 7 sizes its grid from it; the emulator then launches as that GPU did) and
+// compares line by line, printing differences. Returns 0 equal, 1 different, 77 when
+// `gpu_path` does not exist (nothing to compare with on this machine).
+int compare_counts(const std::string& gpu_path, const std::string& own_path);
+
+// The headless browser the staircase test renders SVG in: REDUCE_LAB_CHROMIUM, else chromium,
+// chromium-browser or google-chrome on the PATH; empty when there is none.
+std::string find_chromium();
+
+namespace broken {
+
+// labgrader --broken FILE BACKEND [--check NAME COUNT ARG...]...: runs one case of the
+// broken-lab suite (grader/tests/broken_suite.hpp). Each --check group is the grader's
+// argument list for that check as the lab's own CTest test has it (cmake/ReduceLab.cmake,
+// reduce_lab_check_arguments). Returns the process status: 0 when every verdict met its
+// expectation, 77 when the case expects nothing here, else 1.
+int run_case(const std::vector<std::string>& arguments);
+
+}  // namespace broken
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,308 @@
+#include "speed_check.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "catalog.hpp"
+#include "check_messages.hpp"
+#include "cpu_loop.hpp"
+#include "faults.hpp"
+#include "hints.hpp"
+#include "inputs.hpp"
+#include "kernel_trace.hpp"
+#include "lab_runner.hpp"
+#include "reference.hpp"
+#include "run_once.hpp"
+#include "settings.hpp"
+#include "speed_gate.hpp"
+#include "timing.hpp"
+
+namespace reduce_lab::grader {
+
+namespace {
+
+// Device copies the timed samples draw their inputs from: contents that differ between
+// samples, so a lab cannot pass by remembering an earlier result.
+constexpr int kTimedInputs = 2;
+// Floats held per element of the benchmark: the pristine copies, and each contender's input
+// and pass outputs (at most half the input).
+constexpr double kBenchmarkCopies = kTimedInputs + 2 * 1.5;
+
+std::size_t benchmark_size(std::size_t bytes_per_element, double copies) {
+  if (settings().bench_n > 0) return settings().bench_n;
+  const DeviceFacts facts = device_facts();
+  std::size_t n = std::size_t{1} << 26;
+  // Leave room for the L2 flush buffer and a margin; halve until the working set fits.
+  while (n > (1u << 20) && static_cast<double>(n * bytes_per_element) * copies > static_cast<double>(facts.free_bytes / 2))
+    n /= 2;
+  return n;
+}
+
+// CMake's thresholds (REDUCE_LAB_MIN_SPEEDUP_LAB<N>, an instructor's override) where CTest set
+// them, else the lab's own gates in grader/labs.json: never a silent 1.0.
+double minimum_speedup(int lab) {
+  return settings().min_speedup.value_or(lab_info(lab).min_speedup);
+}
+
+std::optional<double> minimum_bandwidth_fraction(int lab) {
+  if (!lab_info(lab).min_bandwidth) return std::nullopt;
+  return settings().min_bandwidth.value_or(*lab_info(lab).min_bandwidth);
+}
+
+struct TimedInputs {
+  std::vector<HostArray> host;
+  std::vector<Reference> references;
+  std::vector<DeviceBuffer> device;
+};
+
+// A timed sample whose result was wrong although the lab is right when run alone.
+struct TimedWrong {
+  std::string contender;
+  int sample = 0;
+  std::string text;
+  bool earlier_result = false;  // the result of another sample's input
+};
+
+// One contender that times a lab: before each sample (untimed) it copies one of the inputs
+// into the buffer the lab is given, changes one element at a random place, and flushes the
+// L2; after each sample (untimed) it checks output[0] against that sample's own reference.
+class TimedLab {
+ public:
+  TimedLab(const ModuleInfo* module, TimedInputs& inputs, std::uint64_t seed)
+      : runner_(module, DType::f32, Op::sum), inputs_(inputs), rng_(seed) {
+    runner_.allocate_for_timing(inputs.host.front().n);
+  }
+
+  Contender contender(const std::string& name, L2Flush& flush) {
+    return {name, [this, &flush] { prepare(flush); }, [this, name] { return timed(name); }};
+  }
+
+ private:
+  void prepare(L2Flush& flush) {
+    const int which = sample_ % kTimedInputs;
+    const HostArray& host = inputs_.host[which];
+    runner_.load(inputs_.device[which]);
+    // One element, at a random place, gets a value that moves the sum by more than the
+    // tolerance, and by more for every later sample: no two samples' results are alike.
+    const Reference& base = inputs_.references[which];
+    // Larger than four tolerances plus twice the distance between the inputs' own sums, so
+    // no earlier sample's result (of either input) is within the tolerance of this one's.
+    double spread = 0, largest_tolerance = 1.0;
+    for (const Reference& other : inputs_.references) {
+      spread = std::max(spread, std::fabs(other.value - base.value));
+      largest_tolerance = std::max(largest_tolerance, tolerance(other, DType::f32, host.n));
+    }
+    const double step = 4 * largest_tolerance + 2 * spread;
+    const double magnitude = step * (sample_ + 2);
+    const float value = static_cast<float>((rng_() & 1) ? magnitude : -magnitude);
+    const std::size_t index = std::uniform_int_distribution<std::size_t>(0, host.n - 1)(rng_);
+    float old;
+    std::memcpy(&old, static_cast<const char*>(host.data()) + index * sizeof(float), sizeof old);
+    runner_.set_input_element(index, &value);
+    if (sample_ > 0) earlier_.push_back(expected_);
+    expected_ = base;
+    expected_.value += static_cast<double>(value) - old;
+    expected_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
+    flush();
+  }
+
+
+  double timed(const std::string& name) {
+    const double ms = time_device_ms([this] { runner_.enqueue(); });
+    const RunOutcome outcome = runner_.finish();
+    if (!outcome.ran) throw std::runtime_error(outcome.error);
+    const std::size_t n = inputs_.host.front().n;
+    const Comparison cmp = compare(outcome.value, expected_, DType::f32, n);
+    if (!cmp.ok) {
+      bool earlier = false;
+      for (const Reference& before : earlier_) earlier = earlier || compare(outcome.value, before, DType::f32, n).ok;
+      throw TimedWrong{name, sample_, cmp.text, earlier};
+    }
+    ++sample_;
+    return ms;
+  }
+
+  LabRunner runner_;
+  TimedInputs& inputs_;
+  std::mt19937_64 rng_;
+  int sample_ = 0;
+  Reference expected_;
+  std::vector<Reference> earlier_;  // what the earlier samples' contents sum to
+};
+
+}  // namespace
+
+std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
+
+Verdict check_speedup(int lab) {
+  const double required = minimum_speedup(lab);
+  const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
+  const int base_lab = lab_info(lab).baseline;  // 0: the CPU loop
+  // The thresholds go with every verdict, timed or not, so report.json always says what was asked.
+  nlohmann::json figures = {{"thresholds", {{"min_speedup", required}}}};
+  if (required_fraction) figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
+  auto failed = [&figures](const std::string& summary, const std::string& message) {
+    return fail(summary, message, figures);
+  };
+  const LoadedLab loaded = load_lab(lab, Flavor::plain);
+  if (!loaded) return fail(not_loadable(lab, loaded).summary, loaded.problem, figures);
+  // Timed only when every check found the lab correct, and only the code they saw (design §13).
+  if (auto refusal = build_dependent_code(lab)) return failed(refusal->summary, refusal->message);
+  if (auto refusal = recorded_failure(lab)) return failed(refusal->summary, refusal->message);
+  if (base_lab > 0)
+    if (auto refusal = recorded_failure(base_lab))
+      return failed("baseline lab " + std::to_string(base_lab) + " not correct",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
+                        ", which is not correct yet: " + refusal->message);
+  LoadedLab baseline;
+  if (base_lab > 0) {
+    baseline = load_lab(base_lab, Flavor::plain);
+    if (!baseline)
+      return failed("baseline lab " + std::to_string(base_lab) + " missing",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
+                        ", which cannot be run yet:\n" + baseline.problem);
+  }
+  std::size_t n = 0;
+  try {
+    n = benchmark_size(4, kBenchmarkCopies);
+    figures["n"] = n;
+    TimedInputs inputs;
+    for (int k = 0; k < kTimedInputs; ++k) {
+      // Values in [-1, 1) from a different seed each. Not an offset range: an all-positive
+      // input makes a correct lab's atomic accumulation (one add per block into a running
+      // sum near n) err by more than the tree tolerance; the per-sample tweak below keeps
+      // every sample's sum apart instead.
+      inputs.host.push_back(make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k)));
+    }
+    // The references side by side: each is a long-double pass over 2^26 floats and more.
+    std::vector<std::future<Reference>> references;
+    for (const HostArray& host : inputs.host)
+      references.push_back(std::async(std::launch::async, [&host] { return reference(host, Op::sum); }));
+    for (auto& pending : references) inputs.references.push_back(pending.get());
+
+    // Both contenders must be right at this size before their speed means anything.
+    // The lab's own run is the one whose kernels are compared with the counted build's: a
+    // second untimed call would already meet host code that remembers the first.
+    std::vector<KernelLaunch> timed_kernels;
+    auto verify = [&](int which, const ModuleInfo* module) -> std::string {
+      const RunOnce once =
+          run_once(module, inputs.host.front(), inputs.references.front(), which == lab ? &timed_kernels : nullptr);
+      switch (once.problem) {
+        case RunOnce::Problem::none: return std::string();
+        case RunOnce::Problem::todo: return lab_title(which) + " is not implemented yet";
+        case RunOnce::Problem::fault:
+          return lab_title(which) + " stopped with " + fault_name(once.fault) + " at n = " + size_text(n) + ": " +
+                 once.detail;
+        case RunOnce::Problem::wrong:
+          return lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + once.detail;
+      }
+      return std::string();
+    };
+    if (std::string problem = verify(lab, loaded.info); !problem.empty())
+      return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
+                                           doc_line(lab));
+    std::string traffic_note;
+    if (auto refusal = timed_code_differs(lab, timed_kernels, inputs.host.front(), &traffic_note))
+      return failed(refusal->summary, refusal->message);
+    if (base_lab > 0)
+      if (std::string problem = verify(base_lab, baseline.info); !problem.empty())
+        return failed("baseline lab " + std::to_string(base_lab) + " not correct",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) + ", but " +
+                        problem + ".\nFinish lab " + std::to_string(base_lab) + " first (" + lab_info(base_lab).doc + ").");
+
+    Duel duel;
+    std::string base_name;
+    try {
+      // Allocated once, outside every timed region; released before the copy bandwidth is measured.
+      for (const HostArray& host : inputs.host) {
+        inputs.device.emplace_back(n, sizeof(float));
+        inputs.device.back().upload(host.data(), n * sizeof(float));
+      }
+      L2Flush flush;
+      TimedLab contender(loaded.info, inputs, process_seed() ^ 0x5eed);
+      std::unique_ptr<TimedLab> previous;
+      Contender base;
+      volatile float sink = 0;
+      if (base_lab == 0) {
+        const float* data = static_cast<const float*>(inputs.host.front().data());
+        base = {"the sequential CPU loop (Fig. 10.1)", [] {},
+                [data, n, &sink] {
+                  const auto start = std::chrono::steady_clock::now();
+                  sink = sequential_sum(data, n);
+                  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                }};
+      } else {
+        previous = std::make_unique<TimedLab>(baseline.info, inputs, process_seed() ^ 0xba5e);
+        base = previous->contender("your " + lab_title(base_lab), flush);
+      }
+      base_name = base.name;
+      duel = interleave(base, contender.contender(lab_title(lab), flush), sample_count());
+    } catch (const TimedWrong& wrong) {
+      const bool baseline_wrong = wrong.contender != lab_title(lab);
+      const int culprit = baseline_wrong ? base_lab : lab;
+      std::string message =
+          wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
+          " returned a wrong result: " + wrong.text +
+          (wrong.earlier_result ? " (the result of an earlier sample's input)" : "") + ".\n" +
+          "Every sample gets one of " + std::to_string(kTimedInputs) +
+          " inputs of different contents at the same address, with one element changed at a random place so that "
+          "every sample's sum differs, and its output[0] is checked after the timed region. A wrong timed result comes from host code that reuses, "
+          "caches or skips work between calls, or from a race: every call must do the whole reduction.\n" +
+          doc_line(culprit, timed_hint());
+      return failed(baseline_wrong ? "baseline lab " + std::to_string(base_lab) + " timed result wrong"
+                                   : "timed result wrong",
+                    message);
+    }
+    const double speedup = duel.a_median / duel.b_median;
+    const DeviceFacts facts = device_facts();
+    // Effective bandwidth: the bytes of the input over the time of the whole reduction.
+    const std::size_t bytes = 4 * n;
+    figures["device"] = facts.name;
+    figures["lab"] = sample_figures(duel.b_ms, bytes);
+    figures["baseline"] = sample_figures(duel.a_ms, bytes);
+    figures["baseline"]["name"] = base_name;
+    figures["baseline"]["kind"] = base_lab == 0 ? "cpu" : "lab";
+    if (base_lab > 0) figures["baseline"]["lab"] = base_lab;
+    figures["ratio"] = speedup;
+    std::ostringstream message;
+    message << lab_title(lab) << " on " << facts.name << ", n = " << size_text(n) << " floats, median of "
+            << duel.b_ms.size() << " interleaved samples each (every timed result checked):\n"
+            << "  " << lab_title(lab) << ": " << format("%.4f ms", duel.b_median) << "\n"
+            << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
+            << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n"
+            << traffic_note << "\n";
+    std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) + ")";
+    bool fast_enough = speedup >= required;
+    if (required_fraction) {
+      const double copy = copy_bandwidth(n * 4, sample_count());
+      const double achieved = 4.0 * static_cast<double>(n) / (duel.b_median * 1e-3);
+      const double fraction = achieved / copy;
+      message << "  bandwidth " << format("%.0f GB/s", achieved / 1e9) << " = " << format("%.0f%%", 100 * fraction)
+              << " of the device's copy bandwidth (" << format("%.0f GB/s", copy / 1e9)
+              << ", bytes read + written by a device-to-device copy); required at least "
+              << format("%.0f%%", 100 * *required_fraction) << "\n";
+      summary += " " + format("%.0f%%", 100 * fraction) + " bw";
+      fast_enough = fast_enough && fraction >= *required_fraction;
+      figures["copy_gbs"] = copy / 1e9;
+      figures["bandwidth_fraction"] = fraction;
+    }
+    if (fast_enough) return pass(summary, message.str(), figures);
+    message << "Your kernel is correct but not yet faster by the factor this lab's idea should give.\n" << doc_line(lab);
+    return failed(summary, message.str());
+  } catch (const std::exception& e) {
+    const Fault fault = classify_fault(e.what());
+    const std::string summary =
+        fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "n = " + std::to_string(n));
+    return failed(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
+                               doc_line(lab, fault_hint(fault.kind)));
+  }
+}
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,24 @@
+// Speed (design §5): a lab's median time against its baseline, interleaved, every timed
+// result checked, and for a lab gated on bandwidth the fraction of the device's copy
+// bandwidth it reaches. Returns a Verdict and never throws.
+#pragma once
+
+#include <cstddef>
+
+#include "verdict.hpp"
+
+namespace reduce_lab::grader {
+
+// Median time of lab `lab` against its baseline in grader/labs.json (the CPU loop of Fig. 10.1,
+// or the student's own earlier lab). The minimum comes from REDUCE_LAB_MIN_SPEEDUP, else the
+// lab's gates; a lab gated on bandwidth must also reach REDUCE_LAB_MIN_BANDWIDTH (else its
+// gate) of the device's measured copy bandwidth. Every timed sample gets one of two inputs of
+// different contents at the same address, and its result is checked: work cannot be cached or
+// skipped.
+Verdict check_speedup(int lab);
+
+// The number of floats the speed tests time: 2^26, less when the device has too little free
+// memory, or REDUCE_LAB_BENCH_N.
+std::size_t benchmark_floats();
+
+}  // namespace reduce_lab::grader
