@@ -12,6 +12,7 @@
 #include "faults.hpp"
 #include "kit.hpp"
 #include "lab_runner.hpp"
+#include "limits.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
 #include "records.hpp"
@@ -33,6 +34,30 @@ HostArray array_of(std::initializer_list<T> values, DType dtype) {
   return a;
 }
 }  // namespace
+
+TEST_CASE("kit harness limits") {
+  // Every limit inside a test comes from its budget, and each stops before the one around it,
+  // so the innermost names what hung (docs/grading.md): a launch, a call, the test.
+  for (bool emulator : {true, false})
+    for (double budget : {60.0, 300.0, 600.0, 1800.0}) {
+      INFO((emulator ? "emulator" : "GPU") << ", a budget of " << budget << " s");
+      const Limits limits = derive_limits(budget, emulator);
+      CHECK(limits.test == budget);
+      CHECK(limits.supervisor == budget - 15);
+      CHECK(limits.call < limits.supervisor);
+      if (emulator) CHECK(limits.launch <= limits.call);
+    }
+  // CTest's default budget gives the documented limits.
+  CHECK(derive_limits(600, false).call == 30);
+  CHECK(derive_limits(600, true).call == 300);
+  CHECK(derive_limits(600, true).launch == 60);
+  // grade-all's default --timeout: 15 s a call on a GPU, 150 s on the emulator.
+  CHECK(derive_limits(300, false).call == 15);
+  CHECK(derive_limits(300, true).call == 150);
+  // No budget known: the supervisor never stops the test; the others keep the default's.
+  CHECK(derive_limits(0, true).supervisor == 0);
+  CHECK(derive_limits(0, true).call == 300);
+}
 
 TEST_CASE("kit harness") {
   SECTION("references are exact where rounding cannot occur") {
