@@ -164,7 +164,8 @@ RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu) 
 }
 
 Verdict unfinished_verdict() {
-  return fail("crashed or stopped", "the test process ended before it reported a result");
+  return fail("stopped without a result", "the test process was stopped before it could report a result "
+                                         "(CTest's time limit for the test, REDUCE_LAB_TEST_TIMEOUT?)");
 }
 
 }  // namespace reduce_lab::grader

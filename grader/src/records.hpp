@@ -47,8 +47,9 @@ std::optional<RecordedResult> read_result(const std::string& path);
 // only when both do ("PASS gpu 48 ok, emu 48 ok", "FAIL gpu ok, emu deadlock at ...").
 RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
 
-// What a test records before it starts, so that a test that crashes or is stopped reads as
-// failed rather than as not run, until it records its real verdict.
+// What a test records before it starts (the supervisor does), so that a test that crashes or is
+// stopped reads as failed rather than as not run, until it records its real verdict. grade-all
+// and the broken-lab runner recognise it by its summary.
 Verdict unfinished_verdict();
 
 // "gpu" or "emu": the backend this grader was built for.

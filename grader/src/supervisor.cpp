@@ -99,8 +99,7 @@ std::string report_excerpt(const std::string& report) {
 int supervise(int lab, const std::function<int()>& test) {
   // What the table shows if this process itself is killed (CTest's timeout) before either
   // process records anything better.
-  record_current(fail("stopped without a result", "the test process was stopped before it could report a result "
-                                                  "(CTest's time limit for the test, REDUCE_LAB_TEST_TIMEOUT?)"));
+  record_current(unfinished_verdict());
   // Without the shared page the parent could not tell a recorded verdict from none.
   if (!supervision::create()) return test();
   // Drawn here, so that the child inherits them and this process can print the replay command;

@@ -143,21 +143,16 @@ Verdict run_check(const std::string& self, int lab, const std::string& check, co
   const std::string record_path = results_dir + "/lab" + std::to_string(lab) + "." + check;
   const std::string log_path = results_dir + "/" + check + ".log";
   std::remove(record_path.c_str());
+  std::remove((record_path + ".json").c_str());  // read_result() reads this one first
   const Ending ending = run_child(self, arguments, log_path);
 
-  bool found = false;
-  const std::string recorded = read_text(record_path, &found);
+  const std::optional<RecordedResult> recorded = read_result(record_path);
+  const bool found = recorded.has_value();
   Verdict verdict = unfinished_verdict();
   if (found) {
-    std::istringstream lines(recorded);
-    std::string status;
-    std::getline(lines, status);
-    std::getline(lines, verdict.summary);
-    verdict.status = status == "PASS" ? Status::pass : status == "SKIP" ? Status::skip : Status::fail;
-    std::stringstream rest;
-    rest << lines.rdbuf();
-    verdict.message = rest.str();
-    while (!verdict.message.empty() && verdict.message.back() == '\n') verdict.message.pop_back();
+    verdict.status = recorded->status == "PASS" ? Status::pass : recorded->status == "SKIP" ? Status::skip : Status::fail;
+    verdict.summary = recorded->summary;
+    verdict.message = recorded->message;
   }
   const bool unfinished = !found || verdict.summary == unfinished_verdict().summary || !ending.started ||
                           ending.stopped_by_runner || WIFSIGNALED(ending.status);

@@ -228,7 +228,7 @@ def explain_unfinished(report: dict, outcomes: dict, timeout: int) -> None:
     for lab, entry in report["labs"].items():
         for check, result in entry["checks"].items():
             verdict, tail = outcomes.get(f"lab{lab}.{check}", ("", ""))
-            if result["status"] not in ("FAIL", "ERROR") or result["summary"] not in ("crashed or stopped", "no result"):
+            if result["status"] not in ("FAIL", "ERROR") or result["summary"] not in ("stopped without a result", "no result"):
                 continue
             if verdict == "Timeout":
                 result["summary"] = "stopped at the time limit"
@@ -273,7 +273,7 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
             student["error"], student["error_kind"] = submission.problem, "submission"
         else:
             graded = [lab for lab in setup.labs if lab in submission.files]
-            outcomes = grade_in(scratch, log, submission, setup, student)
+            outcomes = grade_in(scratch, log, submission, setup, student, graded)
     except Stopped:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
@@ -304,9 +304,10 @@ def grade_student(submission: Submission, setup: Setup, student_dir: Path) -> di
     return report
 
 
-def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, student: dict) -> dict:
-    """Builds the student's labs and runs their tests; returns CTest's outcome of each test
-    (test_outcomes). What the tests recorded stays in scratch/build/results for the grader."""
+def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, student: dict, graded: list) -> dict:
+    """Builds the student's labs and runs the tests of `graded` (the labs asked for that were
+    handed in); returns CTest's outcome of each test (test_outcomes). What the tests recorded
+    stays in scratch/build/results for the grader."""
     sources = scratch / "labs"
     build = scratch / "build"
     sources.mkdir()
@@ -340,7 +341,6 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, stu
                                    "labs it had not finished count as not compiling")
     student["seconds"]["build"] = round(time.monotonic() - started, 2)
 
-    graded = [lab for lab in setup.labs if lab in submission.files]
     junits = []
     ctest_log = scratch / "ctest.txt"
     lane = setup.device_lane
