@@ -181,6 +181,14 @@ function(reduce_lab_add_module target source flavor outdir number)
   if(arg_TOLERATE_ERRORS)
     list(APPEND launcher --placeholder-on-error)
   endif()
+  # The bytes this module is compiled from, kept beside it as <stem>.source.cu: every verdict
+  # of the module carries a copy, and the speed test compares them (design §13). The plain
+  # build compiles the lab file itself, so its compiler launcher copies it; a counting build
+  # compiles a rewrite, whose step writes the copy of what it read.
+  set(source_copy "${outdir}/${stem}.source.cu")
+  if(flavor STREQUAL "gpu")
+    list(APPEND launcher --source "${source}")
+  endif()
   if(flavor STREQUAL "emu")
     # What the host compiler cannot see: CUDA's execution spaces, checked alongside it.
     reduce_lab_spaces_check_command(check "${source}")
@@ -202,9 +210,9 @@ function(reduce_lab_add_module target source flavor outdir number)
     set(compiled "${source}")
   endif()
   if(NOT compiled STREQUAL source)
-    add_custom_command(OUTPUT "${compiled}"
+    add_custom_command(OUTPUT "${compiled}" BYPRODUCTS "${source_copy}"
       COMMAND "${CMAKE_COMMAND}" "-DINPUT=${source}" "-DOUTPUT=${compiled}" "-DBACKEND=${rewrite_backend}"
-              -P "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
+              "-DSOURCE_COPY=${source_copy}" -P "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
       DEPENDS "${source}" "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite.cmake"
               "${PROJECT_SOURCE_DIR}/cmake/counting_rewrite_parameters.cmake" VERBATIM)
   endif()
@@ -242,13 +250,43 @@ function(reduce_lab_add_module target source flavor outdir number)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/grader/include")
 endfunction()
 
+# A GPU tree's speed tests rest on the CPU emulator's correctness verdicts too, wherever the
+# emulator can be built (design §13): ./lab grade and ./lab test run it first when this tree
+# says so (REDUCE_LAB_EMU_REQUIRED in its cache), and a missing emulator verdict then refuses
+# the timing. Elsewhere REDUCE_LAB_EMU_NOT_RUN says why the speed figure rests on the GPU alone.
+function(reduce_lab_resolve_emulator_verdicts)
+  option(REDUCE_LAB_EMU_VERDICTS "A GPU tree's speed tests need the CPU emulator's verdicts where it can be built" ON)
+  set(required OFF)
+  set(why "")
+  if(REDUCE_LAB_HARNESS)
+    set(why "grade-all grades each student on the GPU alone")
+  elseif(NOT REDUCE_LAB_EMU_VERDICTS)
+    set(why "this build does not ask for it (REDUCE_LAB_EMU_VERDICTS=OFF)")
+  else()
+    find_package(Boost 1.74 QUIET COMPONENTS context)
+    if(Boost_FOUND)
+      set(required ON)
+    else()
+      set(why "Boost.Context missing")
+    endif()
+  endif()
+  set(REDUCE_LAB_EMU_REQUIRED ${required} CACHE INTERNAL "The GPU's speed tests need the CPU emulator's verdicts")
+  set(REDUCE_LAB_EMU_NOT_RUN "${why}" CACHE INTERNAL "Why the CPU emulator's verdicts are not asked for")
+endfunction()
+
 # The CTest environment every grader process gets. On a GPU, the kit's own suite also reads
 # the emulator suite's verdicts (./lab test runs that suite first): a lab the emulator finds
 # wrong is not timed (design §13). ./lab grade passes its emulator results the same way.
+# Where the emulator can be built its verdict is required (reduce_lab_resolve_emulator_verdicts).
 function(reduce_lab_test_environment out)
   set(emulator_verdicts)
   if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu" AND REDUCE_LAB_SELFTEST)
-    set(emulator_verdicts "REDUCE_LAB_EMU_RESULTS_DIR=${PROJECT_SOURCE_DIR}/build/selftest-emu/results")
+    list(APPEND emulator_verdicts "REDUCE_LAB_EMU_RESULTS_DIR=${PROJECT_SOURCE_DIR}/build/selftest-emu/results")
+  endif()
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu" AND REDUCE_LAB_EMU_REQUIRED)
+    list(APPEND emulator_verdicts "REDUCE_LAB_EMU_REQUIRED=1")
+  elseif(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    list(APPEND emulator_verdicts "REDUCE_LAB_EMU_NOT_RUN=${REDUCE_LAB_EMU_NOT_RUN}")
   endif()
   set(${out}
     "REDUCE_LAB_MODULE_DIR=${PROJECT_BINARY_DIR}/modules"

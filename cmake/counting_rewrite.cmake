@@ -1,6 +1,9 @@
 # The counting builds' one source rewrite (gpu-counted and emu), run by CMake on every lab
 # file before its compiler sees it:
-#   cmake -DINPUT=lab.cu -DOUTPUT=lab.counted.cu -DBACKEND=gpu|emu -P counting_rewrite.cmake
+#   cmake -DINPUT=lab.cu -DOUTPUT=lab.counted.cu -DBACKEND=gpu|emu [-DSOURCE_COPY=copy.cu] \
+#         -P counting_rewrite.cmake
+# SOURCE_COPY gets the lab file exactly as this run read it: what the module compiled from OUTPUT
+# was compiled from, which the verdicts of that module carry (tools/capture-build-log).
 #
 # Shared memory is counted through the types of grader/include/reduce_lab/shared.cuh, so
 # each declaration of it becomes one of them, on the same line (design §11):
@@ -16,6 +19,7 @@
 # file as written.
 cmake_minimum_required(VERSION 3.25)
 file(READ "${INPUT}" text)
+set(as_read "${text}")
 if(NOT BACKEND MATCHES "^(gpu|emu)$")
   message(FATAL_ERROR "counting_rewrite.cmake: BACKEND must be gpu or emu")
 endif()
@@ -136,6 +140,9 @@ string(REPLACE "__shared__" "${unsupported}" text "${text}")
 string(REPLACE "${hidden}" "__shared__" text "${text}")
 
 set(content "#line 1 \"${INPUT}\"\n${text}")
+if(SOURCE_COPY)
+  file(WRITE "${SOURCE_COPY}" "${as_read}")
+endif()
 if(EXISTS "${OUTPUT}")
   file(READ "${OUTPUT}" previous)
   if(previous STREQUAL content)

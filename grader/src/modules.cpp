@@ -85,6 +85,30 @@ std::string lab_source_file_in(const std::string& dir, int number) {
   return found ? path : std::string();
 }
 
+namespace {
+
+// What each module this process loaded was compiled from, read when it was loaded: a build
+// that finishes while a test runs changes the copy on disk, not what the test ran.
+std::map<std::string, std::optional<std::string>>& loaded_sources() {
+  static std::map<std::string, std::optional<std::string>> sources;
+  return sources;
+}
+
+std::optional<std::string> read_copy(const std::string& stem) {
+  bool found = false;
+  std::string text = read_text(stem + ".source.cu", &found);
+  if (!found) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::string> compiled_from(int number, Flavor flavor) {
+  const std::string stem = settings().module_dir + "/" + module_file_stem(number, flavor);
+  if (auto loaded = loaded_sources().find(stem); loaded != loaded_sources().end()) return loaded->second;
+  return read_copy(stem);
+}
+
 LoadedLab load_lab(int number, Flavor flavor, Origin origin) {
   const std::string dir = origin == Origin::stub ? settings().stub_dir : settings().module_dir;
   const std::string source = origin == Origin::stub ? "labs/" + std::string(lab_info(number).stem) + ".cu"
@@ -98,6 +122,7 @@ LoadedLab load_lab_from(const std::string& dir, int number, Flavor flavor, const
   if (auto hit = cache.find(stem); hit != cache.end()) return hit->second;
 
   LoadedLab result;
+  loaded_sources()[stem] = read_copy(stem);
   const std::string log_path = stem + ".log";
   bool have_status = false;
   const std::string status = read_text(stem + ".status", &have_status);

@@ -3,6 +3,7 @@
 // the first compiler error from the build log instead of a missing file.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <reduce_lab/abi.h>
@@ -38,6 +39,12 @@ std::string module_fingerprint(int number);
 std::string lab_source_file(int number, Origin origin = Origin::graded);
 
 std::string lab_source_file_in(const std::string& dir, int number);
+
+// The bytes lab `number`'s graded module of `flavor` was compiled from, which the build keeps
+// beside it (lab03.gpu.source.cu: tools/capture-build-log): as they were when this process
+// loaded the module, else as they are now; none when the build kept no copy. Each verdict
+// carries them (records.hpp), and the speed test times only what its verdicts judged.
+std::optional<std::string> compiled_from(int number, Flavor flavor);
 
 // File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
 std::string module_file_stem(int number, Flavor flavor);

@@ -12,6 +12,7 @@
 
 #include "files.hpp"
 #include "inputs.hpp"
+#include "modules.hpp"
 #include "settings.hpp"
 #include "supervision.hpp"
 #include "thread_order.hpp"
@@ -87,6 +88,11 @@ void record(int lab, const std::string& test, const Verdict& verdict) {
       detail["seeds"] = {{"inputs", std::to_string(process_seed())}};
       if (thread_order::available()) detail["seeds"]["thread_order"] = thread_order::hex(thread_order::process_seed());
     }
+    // The copy first: a verdict is never read beside the copy of an earlier one.
+    if (const std::optional<std::string> judged = compiled_from(lab, Flavor::plain))
+      write_file(path + ".source", *judged);
+    else
+      std::filesystem::remove(path + ".source", ignored);
     write_file(path + ".json", detail.dump(2) + "\n");
     write_file(path, std::string(status_word(verdict.status)) + "\n" + one_line(verdict.summary) + "\n" +
                          verdict.message + "\n");
@@ -115,6 +121,13 @@ std::optional<RecordedResult> read_result(const std::string& path) {
   result.message = rest.str();
   while (!result.message.empty() && result.message.back() == '\n') result.message.pop_back();
   return result;
+}
+
+std::optional<std::string> recorded_source(const std::string& path) {
+  bool found = false;
+  std::string text = read_text(path + ".source", &found);
+  if (!found) return std::nullopt;
+  return text;
 }
 
 void note_progress(const std::string& text) {

@@ -3,7 +3,9 @@
 // the current test's progress notes. Each test leaves two files in REDUCE_LAB_RESULTS_DIR:
 // lab<lab>.<test> (the status, the summary on one line, then the message: what the table and
 // simple scripts read) and lab<lab>.<test>.json (the same with the figures, thresholds and
-// seeds, which report.json gathers).
+// seeds, which report.json gathers), and beside them lab<lab>.<test>.source: a copy of the
+// lab file the verdict judged, as its module was compiled from it (modules.hpp, compiled_from),
+// by which the speed test knows whether a verdict is of the file it is about to time.
 #pragma once
 
 #include <optional>
@@ -51,6 +53,9 @@ RecordedResult table_cell(const RecordedResult* own, const RecordedResult* emu);
 // stopped reads as failed rather than as not run, until it records its real verdict. grade-all
 // and the broken-lab runner recognise it by its summary.
 Verdict unfinished_verdict();
+
+// The copy of the lab file the verdict at `path` judged (`path`.source); none when it kept none.
+std::optional<std::string> recorded_source(const std::string& path);
 
 // "gpu" or "emu": the backend this grader was built for.
 const char* built_backend();

@@ -29,6 +29,9 @@ Settings read_settings() {
   Settings s;
   s.results_dir = text("REDUCE_LAB_RESULTS_DIR");
   s.emu_results_dir = text("REDUCE_LAB_EMU_RESULTS_DIR");
+  s.emu_required = text("REDUCE_LAB_EMU_REQUIRED") == "1";
+  s.emu_not_run = text("REDUCE_LAB_EMU_NOT_RUN");
+  s.baseline_results_dir = text("REDUCE_LAB_BASELINE_RESULTS_DIR");
   s.module_dir = text("REDUCE_LAB_MODULE_DIR", ".");
   s.stub_dir = text("REDUCE_LAB_STUB_DIR", ".");
   s.source_folder = text("REDUCE_LAB_SOURCE_FOLDER", "labs");

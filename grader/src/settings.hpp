@@ -16,6 +16,9 @@ struct Settings {
   // Where things are.
   std::string results_dir;      // REDUCE_LAB_RESULTS_DIR: each test's record; empty: none kept
   std::string emu_results_dir;  // REDUCE_LAB_EMU_RESULTS_DIR: the emulator's verdicts in a GPU grade
+  bool emu_required = false;    // REDUCE_LAB_EMU_REQUIRED=1: a GPU speed test needs them (design §13)
+  std::string emu_not_run;      // REDUCE_LAB_EMU_NOT_RUN: why a GPU grade has none ("Boost.Context missing")
+  std::string baseline_results_dir;  // REDUCE_LAB_BASELINE_RESULTS_DIR: the broken-lab suite's reference verdicts
   std::string module_dir;       // REDUCE_LAB_MODULE_DIR: the built lab modules (".")
   std::string stub_dir;         // REDUCE_LAB_STUB_DIR: the stubs' modules, for the kit's own tests (".")
   std::string source_folder;    // REDUCE_LAB_SOURCE_FOLDER: the graded lab files ("labs" or "solutions")

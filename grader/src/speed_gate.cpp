@@ -1,7 +1,5 @@
 #include "speed_gate.hpp"
 
-#include <sys/stat.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,58 +17,142 @@ namespace reduce_lab::grader {
 
 const char* const kOneKernelDoc = "docs/grading.md (One kernel for every build)";
 
+const char* const kVerdictsDoc = "docs/grading.md (Only a correct lab is timed)";
+
 namespace {
 
-// Modification time in nanoseconds, or -1 when the file does not exist.
-long long modified(const std::string& path) {
-  struct stat about {};
-  if (path.empty() || stat(path.c_str(), &about) != 0) return -1;
-  return static_cast<long long>(about.st_mtim.tv_sec) * 1000000000LL + about.st_mtim.tv_nsec;
+// The lab file as the student names it (labs/06_warp_unrolled.cu), from the kit's root.
+std::string shown_file(const std::string& source) {
+  const std::string root = settings().source_root;
+  if (!root.empty() && source.rfind(root + "/", 0) == 0) return source.substr(root.size() + 1);
+  return source;
+}
+
+// One verdict the speed test rests on, and the places it may have been recorded.
+struct Needed {
+  std::string test;                // "lab3.correctness", as the table names it
+  std::string what;                // "correctness test on the GPU"
+  std::vector<std::string> paths;  // the first that holds a record is the verdict
+  bool skip_is_enough = false;     // races: not run on this backend, or no compute-sanitizer
+  bool emulator = false;           // the CPU emulator's, in a GPU grade
+};
+
+std::vector<Needed> needed_verdicts(int lab, const std::string& backend) {
+  const std::string own = settings().results_dir + "/lab" + std::to_string(lab) + ".";
+  const std::string test = "lab" + std::to_string(lab) + ".";
+  const bool on_emulator = backend == "emu";
+  std::vector<Needed> needed = {
+      {test + "correctness", on_emulator ? "correctness test on the CPU emulator" : "correctness test on the GPU",
+       {own + "correctness"}, false, false},
+      {test + "races", "races test (compute-sanitizer)", {own + "races"}, true, false}};
+  if (!on_emulator) {
+    Needed emulator{test + "correctness", "correctness test on the CPU emulator", {}, false, true};
+    if (!settings().emu_results_dir.empty())
+      emulator.paths.push_back(settings().emu_results_dir + "/lab" + std::to_string(lab) + ".correctness");
+    emulator.paths.push_back(own + "correctness.emu");  // the emulator's verdict copied into a GPU grade
+    needed.push_back(emulator);
+  }
+  return needed;
+}
+
+std::string places_text(const std::vector<std::string>& paths) {
+  std::string text;
+  for (const std::string& path : paths) text += (text.empty() ? "" : " or ") + path;
+  return text;
 }
 
 }  // namespace
 
-std::optional<Refusal> recorded_failure(int lab) {
+std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std::string* gpu_alone) {
+  const std::string number = std::to_string(lab);
+  const std::string grade_again = "./lab grade " + number;
   const std::string source = lab_source_file(lab);
-  const long long source_time = modified(source);
-  struct Place {
+  const std::string shown = source.empty() ? lab_title(lab) + "'s file" : shown_file(source);
+  const std::optional<std::string> timed = compiled_from(lab, Flavor::plain);
+  if (!timed)
+    return Refusal{"no verdict yet",
+                   lab_title(lab) + "'s timed build keeps no copy of the file it was compiled from (" +
+                       settings().module_dir + "/" + module_file_stem(lab, Flavor::plain) +
+                       ".source.cu), so no verdict can be tied to the code that would be timed. Build and grade it "
+                       "again: " + grade_again + ".\nRead: " + kVerdictsDoc};
+  bool file_found = false;
+  const std::string now = source.empty() ? std::string() : read_text(source, &file_found);
+  if (!file_found || now != *timed)
+    return Refusal{"file changed since its build",
+                   shown + (file_found ? " changed after" : " is gone since") +
+                       " the build the speed test would time, so neither that build nor its verdicts are of the "
+                       "file as it is now. Grade it again (" + grade_again +
+                       "): the build and every check then see the same file.\nRead: " + kVerdictsDoc};
+
+  const bool emulator_required = settings().emu_required;
+  std::vector<std::string> missing, other_version;
+  for (const Needed& needed : needed_verdicts(lab, backend)) {
+    std::optional<RecordedResult> result;
     std::string path;
-    const char* what;
-  };
-  const std::string own = settings().results_dir, emu = settings().emu_results_dir;
-  const std::string stem = "/lab" + std::to_string(lab) + ".";
-  const bool on_emulator = std::string(built_backend()) == "emu";
-  std::vector<Place> places;
-  if (!own.empty()) {
-    places.push_back({own + stem + "correctness", on_emulator ? "correctness test on the CPU emulator" : "correctness test on the GPU"});
-    places.push_back({own + stem + "races", "races test (compute-sanitizer)"});
-    places.push_back({own + stem + "correctness.emu", "correctness test on the CPU emulator"});
+    for (const std::string& place : needed.paths)
+      if ((result = read_result(place))) {
+        path = place;
+        break;
+      }
+    const std::string named = "  " + needed.test + " (" + needed.what + "): ";
+    if (!result) {
+      if (needed.emulator && !emulator_required) {
+        if (gpu_alone)
+          *gpu_alone = "the CPU emulator's correctness was not run" +
+                       (settings().emu_not_run.empty() ? std::string() : ", " + settings().emu_not_run);
+        continue;
+      }
+      missing.push_back(named + "not found in " + places_text(needed.paths));
+      continue;
+    }
+    if (recorded_source(path) != timed) {
+      other_version.push_back(named + path);
+      continue;
+    }
+    if (result->status == "FAIL")
+      return Refusal{"not correct yet",
+                     lab_title(lab) + "'s " + needed.what + " failed: " + result->summary +
+                         "\nThe speed test times only a lab that every check finds correct, on the GPU and on the CPU "
+                         "emulator alike: the emulator is stricter about barriers and warp synchronisation than the "
+                         "hardware, which runs a barrier in a divergent branch \"fine\". Fix what that test says first "
+                         "(" + needed.test + " in the table).\nRead: " + lab_info(lab).doc};
+    if (result->status != "PASS" && !(result->status == "SKIP" && needed.skip_is_enough))
+      missing.push_back(named + "skipped (" + result->summary + "), so it judged nothing: " + path);
   }
-  if (!emu.empty()) places.push_back({emu + stem + "correctness", "correctness test on the CPU emulator"});
-  for (const Place& place : places) {
-    const long long recorded = modified(place.path);
-    if (recorded < 0 || (source_time >= 0 && recorded < source_time)) continue;  // none, or of an older file
-    const auto result = read_result(place.path);
-    if (!result || result->status != "FAIL") continue;
-    return Refusal{"not correct yet",
-                   lab_title(lab) + "'s " + place.what + " failed: " + result->summary +
-                       "\nThe speed test times only a lab that every check finds correct, on the GPU and on the CPU "
-                       "emulator alike: the emulator is stricter about barriers and warp synchronisation than the "
-                       "hardware, which runs a barrier in a divergent branch \"fine\". Fix what that test says first "
-                       "(lab" + std::to_string(lab) + ".correctness in the table).\nRead: " + lab_info(lab).doc};
+  if (!missing.empty()) {
+    std::string list;
+    for (const std::string& line : missing) list += line + "\n";
+    return Refusal{"no verdict yet",
+                   lab_title(lab) + " is timed only once this grade's checks have found " + shown +
+                       " correct, and these verdicts are missing:\n" + list +
+                       "A grade runs them before the speed test" +
+                       (emulator_required && backend != "emu"
+                            ? std::string(" (on a GPU machine the CPU emulator's correctness first: the emulator can "
+                                          "be built here, so its verdict is required)")
+                            : std::string()) +
+                       ". Grade the lab as a whole: " + grade_again + ".\nRead: " + kVerdictsDoc};
+  }
+  if (!other_version.empty()) {
+    std::string list;
+    for (const std::string& line : other_version) list += line + "\n";
+    return Refusal{"verdict of another version",
+                   lab_title(lab) + "'s verdicts below judged another version of " + shown +
+                       " than the one its timed build was compiled from (each verdict keeps a copy of the file it "
+                       "judged, compared byte for byte), so they say nothing of the code that would be timed:\n" +
+                       list + "They are left from an earlier build or grade. Grade the lab again (" + grade_again +
+                       "), which runs every check on the file as it is now.\nRead: " + kVerdictsDoc};
   }
   return std::nullopt;
 }
 
 std::optional<Refusal> build_dependent_code(int lab) {
   const std::string source = lab_source_file(lab);
-  if (source.empty() || modified(source) < 0) return std::nullopt;  // nothing to read: the trace still compares
-  const std::vector<BuildTell> tells = find_build_tells(read_text(source));
+  bool found = false;
+  const std::string text = source.empty() ? std::string() : read_text(source, &found);
+  if (!found) return std::nullopt;  // nothing to read: the trace still compares
+  const std::vector<BuildTell> tells = find_build_tells(text);
   if (tells.empty()) return std::nullopt;
-  // The file as the student names it (labs/06_warp_unrolled.cu), from the kit's root.
-  std::string shown = source;
-  const std::string root = settings().source_root;
-  if (!root.empty() && shown.rfind(root + "/", 0) == 0) shown = shown.substr(root.size() + 1);
+  const std::string shown = shown_file(source);
   std::ostringstream message;
   message << lab_title(lab) << " names what differs between the kit's builds, so it could run other code when "
           << "timed than when counted and checked:\n";
@@ -91,7 +173,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
 }
 
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          std::string* note) {
+                                          bool emulator_judged, std::string* note) {
   std::string why;
   if (!kernel_trace_available(&why)) {
     *note = "The timed build was not compared with the counted build: " + why + ".";
@@ -143,12 +225,32 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
             std::to_string(hardware.instructions[0]) + " load instructions.";
     return std::nullopt;
   }
-  return Refusal{"timed code differs from counted",
-                 lab_title(lab) + "'s timed build moves other global-memory traffic than its counted build at n = " +
-                     size_text(input.n) + " (" + *difference +
-                     "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's counters).\n"
-                     "The same kernels ran, so their bodies must differ between the builds: a grade rests only on "
-                     "code the counters saw.\nRead: " + kOneKernelDoc};
+  const std::string measured = lab_title(lab) + "'s timed build moved other global-memory traffic than its counted "
+                               "build at n = " + size_text(input.n) + " (" + *difference +
+                               "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's "
+                               "counters).\n";
+  const std::string source = lab_source_file(lab);
+  bool found = false;
+  const std::string text = source.empty() ? std::string() : read_text(source, &found);
+  if ((found && !find_build_tells(text).empty()) || emulator_judged)
+    return Refusal{"timed code differs from counted",
+                   measured + "The same kernels ran, so their bodies differ between the builds (" +
+                       (emulator_judged ? "the CPU emulator found the lab correct, so not by a barrier every thread "
+                                          "does not reach; a helper chosen by the type of Global<T>, say"
+                                        : "the file names what differs between them") +
+                       "): a grade rests only on code the counters saw.\nRead: " + kOneKernelDoc};
+  // Nothing tells the builds apart and the emulator has not judged the file: the likelier cause
+  // is code whose behaviour is undefined, which two runs of the same binary need not agree on.
+  const std::string number = std::to_string(lab);
+  return Refusal{"timed run differs from counted run",
+                 measured + "The same kernels ran and " + (found ? shown_file(source) : lab_title(lab) + "'s file") +
+                     " names nothing that tells the builds apart, so the likelier cause is undefined behaviour: a "
+                     "__syncthreads() that not every thread of a block reaches (inside an if), or a race on shared "
+                     "memory, lets two runs of the same code do different work. The CPU emulator, which reports such "
+                     "a barrier as a deadlock, did not judge this file here: run its correctness test (./lab grade "
+                     "--emu " + number + ") and watch the lab run step by step (./lab show " + number +
+                     "). The speed is not graded until both builds do the same work.\nRead: " + lab_info(lab).doc +
+                     " and " + kOneKernelDoc};
 }
 
 }  // namespace reduce_lab::grader

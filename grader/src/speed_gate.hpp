@@ -1,7 +1,7 @@
 // What must hold before a lab is timed (design §9, §13). A speed figure is a grade only for a
 // lab that every check found correct, and only for the code those checks saw:
-//  - the verdicts already recorded for it (correctness and races on this backend, the CPU
-//    emulator's correctness on a GPU machine) all passed;
+//  - this grade's verdicts of the very file it times (correctness and races on this backend,
+//    the CPU emulator's correctness on a GPU machine) all exist and passed;
 //  - its file cannot tell the builds apart (build_tells.hpp);
 //  - the timed build launches exactly the kernels the counted build launches, as the GPU's own
 //    activity records list them (kernel_trace.hpp).
@@ -23,12 +23,19 @@ struct Refusal {
   std::string message;  // what was found, what is expected, where to read
 };
 
-// A recorded verdict of lab `lab` that says it is not correct (wrong, racy, deadlocked, a
-// fault) on either backend. Records older than the lab's file are from an earlier version of
-// it and do not count. Read from REDUCE_LAB_RESULTS_DIR (this backend's tests, and the
-// emulator's copied in as lab<N>.correctness.emu) and REDUCE_LAB_EMU_RESULTS_DIR (the
-// emulator's own results folder, when a GPU grade ran the emulator first).
-std::optional<Refusal> recorded_failure(int lab);
+// Why lab `lab` may not be timed on `backend` ("gpu" or "emu") yet, judged by the verdicts
+// this grade recorded for it; none when they all allow it. Each verdict must exist, be of the
+// very file the timed build was compiled from (the copy it carries, records.hpp, equal byte for
+// byte to the build's own, modules.hpp; that copy equal to the lab file as it is now), and pass:
+//  - the correctness test on this backend (REDUCE_LAB_RESULTS_DIR/lab<N>.correctness);
+//  - the races test (lab<N>.races), which may also be skipped where it is not run;
+//  - on a GPU, the CPU emulator's correctness test (REDUCE_LAB_EMU_RESULTS_DIR/lab<N>.correctness,
+//    or lab<N>.correctness.emu copied into the grade). It is required where the emulator can
+//    be built (REDUCE_LAB_EMU_REQUIRED); elsewhere, when it is missing, `gpu_alone` gets why
+//    the figure rests on the GPU alone (REDUCE_LAB_EMU_NOT_RUN).
+// The refusals' summaries: "no verdict yet", "verdict of another version", "not correct yet"
+// and "file changed since its build".
+std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std::string* gpu_alone);
 
 // The lab's file names something that differs between the builds.
 std::optional<Refusal> build_dependent_code(int lab);
@@ -41,11 +48,16 @@ std::optional<Refusal> build_dependent_code(int lab);
 //    counters, the timed build's whole reduction of n elements, measured in a process of its
 //    own, against what the kit counted in that run of the counted build.
 // Where activity records or counters cannot be taken, that part refuses nothing; `note` gets
-// one line for the speed test's message saying what was compared.
+// one line for the speed test's message saying what was compared. Other traffic is named a
+// difference between the builds' code where the file tells them apart or the CPU emulator
+// found it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every
+// thread reaches, a race) is the likelier cause, and the message says so.
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          std::string* note);
+                                          bool emulator_judged, std::string* note);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;
+// The page a refusal for missing, stale or failed verdicts points to.
+extern const char* const kVerdictsDoc;
 
 }  // namespace reduce_lab::grader

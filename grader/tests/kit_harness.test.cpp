@@ -10,6 +10,7 @@
 
 #include "catch_compat.hpp"
 #include "faults.hpp"
+#include "files.hpp"
 #include "kit.hpp"
 #include "lab_runner.hpp"
 #include "limits.hpp"
@@ -17,6 +18,7 @@
 #include "reference.hpp"
 #include "records.hpp"
 #include "settings.hpp"
+#include "speed_gate.hpp"
 #include "supervisor.hpp"
 #include "table.hpp"
 
@@ -263,4 +265,159 @@ TEST_CASE("kit harness") {
     CHECK(first.bytes != second.bytes);  // the speed test's inputs differ in contents
     CHECK(case_count(correctness_plan(7)) == 9 * case_count(correctness_plan(4)));
   }
+}
+
+TEST_CASE("kit harness speed gate") {
+  // The speed test times a lab only on this grade's passing verdicts of the very file its timed
+  // build was compiled from (speed_gate.hpp): each verdict carries a copy of the file it judged.
+  namespace fs = std::filesystem;
+  const fs::path modules = fresh_dir("gate-modules"), results = fresh_dir("gate-results");
+  const fs::path emulator = fresh_dir("gate-emulator"), sources = fresh_dir("gate-sources");
+  const fs::path lab_file = sources / "03_shared_memory.cu";
+  const fs::path compiled = modules / (module_file_stem(3, Flavor::plain) + ".source.cu");
+  auto write = [](const fs::path& path, const std::string& text) { std::ofstream(path) << text; };
+  auto build = [&](const std::string& text) {  // what the build does: the file and its module's copy
+    write(lab_file, text);
+    write(compiled, text);
+  };
+  write(modules / "lab03.source", lab_file.string() + "\n");
+  build("version 1 of lab 3\n");
+  set_environment("REDUCE_LAB_MODULE_DIR", modules.string());
+  set_environment("REDUCE_LAB_EMU_RESULTS_DIR", emulator.string());
+  set_environment("REDUCE_LAB_EMU_REQUIRED", "1");
+  set_environment("REDUCE_LAB_EMU_NOT_RUN", std::nullopt);
+  auto record_in = [](const fs::path& dir, const std::string& test, const Verdict& verdict) {
+    set_environment("REDUCE_LAB_RESULTS_DIR", dir.string());
+    record(3, test, verdict);
+  };
+  auto gpu_gate = [&results](std::string* alone = nullptr) {
+    set_environment("REDUCE_LAB_RESULTS_DIR", results.string());
+    std::string ignored;
+    return verdict_refusal(3, "gpu", alone ? alone : &ignored);
+  };
+
+  SECTION("before its verdicts: refused, naming each missing one and where it was looked for") {
+    const auto refusal = gpu_gate();
+    REQUIRE(refusal);
+    CHECK(refusal->summary == "no verdict yet");
+    CHECK_THAT(refusal->message, Catch::Contains("lab3.correctness (correctness test on the GPU): not found in " +
+                                                 (results / "lab3.correctness").string()));
+    CHECK_THAT(refusal->message, Catch::Contains("lab3.races (races test (compute-sanitizer))"));
+    CHECK_THAT(refusal->message,
+               Catch::Contains("lab3.correctness (correctness test on the CPU emulator): not found in " +
+                               (emulator / "lab3.correctness").string() + " or " +
+                               (results / "lab3.correctness.emu").string()));
+    CHECK_THAT(refusal->message, Catch::Contains("./lab grade 3"));
+    // A correctness test that was skipped judged nothing either.
+    record_in(results, "correctness", skip("skipped", "no GPU"));
+    record_in(results, "races", skip("skipped", "compute-sanitizer was not found with the CUDA toolkit"));
+    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    const auto skipped = gpu_gate();
+    REQUIRE(skipped);
+    CHECK(skipped->summary == "no verdict yet");
+    CHECK_THAT(skipped->message, Catch::Contains("skipped (skipped), so it judged nothing"));
+    CHECK_THAT(skipped->message, !Catch::Contains("lab3.races"));  // a skipped races test is enough
+  }
+  SECTION("after passing verdicts of the file as it is: allowed; each verdict keeps the file it judged") {
+    record_in(results, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", pass("no race", ""));
+    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    CHECK(read_text((results / "lab3.correctness.source").string()) == "version 1 of lab 3\n");
+    std::string alone = "unset";
+    CHECK_FALSE(gpu_gate(&alone));
+    CHECK(alone == "unset");  // the emulator's verdict was there: nothing rests on the GPU alone
+    // The emulator's verdict copied into the GPU grade's folder serves as well.
+    for (const char* part : {"", ".json", ".source"})
+      fs::copy_file(emulator / ("lab3.correctness" + std::string(part)),
+                    results / ("lab3.correctness.emu" + std::string(part)));
+    fs::remove_all(emulator);
+    CHECK_FALSE(gpu_gate());
+    // On the emulator's own backend, its correctness and the races record are what count.
+    set_environment("REDUCE_LAB_RESULTS_DIR", results.string());
+    std::string ignored;
+    CHECK_FALSE(verdict_refusal(3, "emu", &ignored));
+  }
+  SECTION("with verdicts of another version of the file: refused, naming them") {
+    record_in(results, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", pass("no race", ""));
+    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    build("version 2 of lab 3: the barrier moved out of the if\n");  // rebuilt after those verdicts
+    const auto refusal = gpu_gate();
+    REQUIRE(refusal);
+    CHECK(refusal->summary == "verdict of another version");
+    CHECK_THAT(refusal->message, Catch::Contains("lab3.correctness (correctness test on the CPU emulator): " +
+                                                 (emulator / "lab3.correctness").string()));
+    CHECK_THAT(refusal->message, Catch::Contains("lab3.races (races test (compute-sanitizer)): " +
+                                                 (results / "lab3.races").string()));
+    CHECK_THAT(refusal->message, Catch::Contains("compared byte for byte"));
+    // A verdict whose copy is missing says nothing of the file either.
+    fs::remove(results / "lab3.correctness.source");
+    record_in(results, "races", pass("no race", ""));
+    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    const auto no_copy = gpu_gate();
+    REQUIRE(no_copy);
+    CHECK(no_copy->summary == "verdict of another version");
+    CHECK_THAT(no_copy->message, Catch::Contains((results / "lab3.correctness").string()));
+  }
+  SECTION("with a failed verdict of the file: refused as not correct yet, naming the test") {
+    record_in(results, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", pass("no race", ""));
+    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    const auto refusal = gpu_gate();
+    REQUIRE(refusal);
+    CHECK(refusal->summary == "not correct yet");
+    CHECK_THAT(refusal->message,
+               Catch::Contains("correctness test on the CPU emulator failed: deadlock at 03_shared_memory.cu:22"));
+  }
+  SECTION("a file changed after its build is not timed, whatever its verdicts") {
+    record_in(results, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", pass("no race", ""));
+    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    write(lab_file, "version 2, saved after the build\n");
+    const auto refusal = gpu_gate();
+    REQUIRE(refusal);
+    CHECK(refusal->summary == "file changed since its build");
+    fs::remove(compiled);  // and a build that kept no copy of its file times nothing
+    const auto no_copy = gpu_gate();
+    REQUIRE(no_copy);
+    CHECK(no_copy->summary == "no verdict yet");
+    CHECK_THAT(no_copy->message, Catch::Contains(compiled.string()));
+  }
+  SECTION("where the emulator cannot be built, its missing verdict leaves the figure to the GPU alone") {
+    set_environment("REDUCE_LAB_EMU_REQUIRED", std::nullopt);
+    set_environment("REDUCE_LAB_EMU_NOT_RUN", "Boost.Context missing");
+    record_in(results, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", pass("no race", ""));
+    std::string alone;
+    CHECK_FALSE(gpu_gate(&alone));
+    CHECK(alone == "the CPU emulator's correctness was not run, Boost.Context missing");
+    // An emulator verdict that is there still counts.
+    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    const auto refusal = gpu_gate();
+    REQUIRE(refusal);
+    CHECK(refusal->summary == "not correct yet");
+  }
+  SECTION("the build keeps the bytes each module was compiled from") {
+    // The plain build's compiler launcher copies the lab file; a counting build's rewrite step
+    // writes the copy of what it rewrote.
+    const std::string stem = (modules / module_file_stem(3, Flavor::plain)).string();
+    const std::string launch = "'" + source_root() + "/tools/capture-build-log' --source '" + lab_file.string() +
+                               "' '" + stem + "' true 2>/dev/null";
+    write(lab_file, "version 3\n");
+    CHECK(std::system(launch.c_str()) == 0);
+    CHECK(read_text(stem + ".source.cu") == "version 3\n");
+    fs::remove(lab_file);  // a file it cannot read leaves no copy, not an earlier one
+    std::system(launch.c_str());
+    CHECK_FALSE(fs::exists(stem + ".source.cu"));
+    write(lab_file, "__shared__ float s[4]; // a; semicolon\n");
+    const std::string rewrite = "cmake '-DINPUT=" + lab_file.string() + "' '-DOUTPUT=" + stem +
+                                ".cpp' -DBACKEND=emu '-DSOURCE_COPY=" + stem + ".source.cu' -P '" + source_root() +
+                                "/cmake/counting_rewrite.cmake'";
+    CHECK(std::system(rewrite.c_str()) == 0);
+    CHECK(read_text(stem + ".source.cu") == "__shared__ float s[4]; // a; semicolon\n");
+  }
+  set_environment("REDUCE_LAB_RESULTS_DIR", std::nullopt);
+  set_environment("REDUCE_LAB_EMU_RESULTS_DIR", std::nullopt);
+  set_environment("REDUCE_LAB_EMU_REQUIRED", std::nullopt);
+  set_environment("REDUCE_LAB_EMU_NOT_RUN", std::nullopt);
 }
