@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench.hpp"
@@ -297,8 +298,7 @@ int rescore_command(int argc, char** argv) {
     nlohmann::json report = read_json(path);
     if (!report.is_object() || !report.contains("labs"))
       throw UsageError(path + " is not a report.json (it has no labs)");
-    score_report(report, points);
-    write_json(path, report);
+    rescore_file(path, std::move(report), points);
   }
   return 0;
 }

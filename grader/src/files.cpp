@@ -17,6 +17,13 @@ std::string read_text(const std::string& path, bool* found) {
   return text.str();
 }
 
+std::optional<std::string> read_file(const std::string& path) {
+  bool found = false;
+  std::string text = read_text(path, &found);
+  if (!found) return std::nullopt;
+  return text;
+}
+
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + " cannot be read (missing, or not a file)");

@@ -2,6 +2,7 @@
 // it writes (report.json, calibration, the staircase's SVG), each written in one step.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,8 @@ namespace reduce_lab::grader {
 
 // The whole file at `path`; empty when it cannot be read (`found`, when given, says which).
 std::string read_text(const std::string& path, bool* found = nullptr);
+// The same, none when it cannot be read: for files whose being there is itself the answer.
+std::optional<std::string> read_file(const std::string& path);
 
 // Reads a JSON file; throws std::runtime_error naming the file when it is missing or invalid.
 nlohmann::json read_json(const std::string& path);

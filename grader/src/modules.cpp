@@ -94,12 +94,7 @@ std::map<std::string, std::optional<std::string>>& loaded_sources() {
   return sources;
 }
 
-std::optional<std::string> read_copy(const std::string& stem) {
-  bool found = false;
-  std::string text = read_text(stem + ".source.cu", &found);
-  if (!found) return std::nullopt;
-  return text;
-}
+std::optional<std::string> read_copy(const std::string& stem) { return read_file(stem + ".source.cu"); }
 
 }  // namespace
 

@@ -123,12 +123,7 @@ std::optional<RecordedResult> read_result(const std::string& path) {
   return result;
 }
 
-std::optional<std::string> recorded_source(const std::string& path) {
-  bool found = false;
-  std::string text = read_text(path + ".source", &found);
-  if (!found) return std::nullopt;
-  return text;
-}
+std::optional<std::string> recorded_source(const std::string& path) { return read_file(path + ".source"); }
 
 void note_progress(const std::string& text) {
   std::fprintf(stderr, "%s\n", text.c_str());

@@ -247,4 +247,12 @@ void score_report(nlohmann::json& report, const Points& points) {
   report["max_score"] = maximum;
 }
 
+bool rescore_file(const std::string& path, nlohmann::json report, const Points& points) {
+  const nlohmann::json before = report;
+  score_report(report, points);
+  if (report == before) return false;
+  write_json(path, report);
+  return true;
+}
+
 }  // namespace reduce_lab::grader

@@ -73,4 +73,10 @@ nlohmann::json build_report(const ReportInput& input);
 // written before (a class's reports after the points file changed: labgrader --rescore).
 void score_report(nlohmann::json& report, const Points& points);
 
+// labgrader --rescore of one report.json, `report` as read from `path`: scored with `points`
+// and written back only when that changed it, so that a rescore which changes nothing leaves
+// the file (and its time, which grade-all's runs and their tests read as "graded") as it was.
+// True when it was written.
+bool rescore_file(const std::string& path, nlohmann::json report, const Points& points);
+
 }  // namespace reduce_lab::grader

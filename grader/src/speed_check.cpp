@@ -161,13 +161,6 @@ Verdict check_speedup(int lab) {
   if (auto refusal = verdict_refusal(lab, built_backend(), &gpu_alone))
     return failed(refusal->summary, refusal->message);
   const bool emulator_judged = gpu_alone.empty();
-  if (base_lab > 0)
-    if (auto refusal = verdict_refusal(base_lab, built_backend(), &baseline_gpu_alone))
-      return failed("baseline lab " + std::to_string(base_lab) +
-                        (refusal->summary == "not correct yet" ? " not correct" : ": " + refusal->summary),
-                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
-                        (refusal->summary == "not correct yet" ? ", which is not correct yet: " : ":\n") +
-                        refusal->message);
   LoadedLab baseline;
   if (base_lab > 0) {
     baseline = load_lab(base_lab, Flavor::plain);
@@ -175,6 +168,12 @@ Verdict check_speedup(int lab) {
       return failed("baseline lab " + std::to_string(base_lab) + " missing",
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
                         ", which cannot be run yet:\n" + baseline.problem);
+    if (auto refusal = verdict_refusal(base_lab, built_backend(), &baseline_gpu_alone))
+      return failed("baseline lab " + std::to_string(base_lab) +
+                        (refusal->summary == "not correct yet" ? " not correct" : ": " + refusal->summary),
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
+                        (refusal->summary == "not correct yet" ? ", which is not correct yet: " : ":\n") +
+                        refusal->message);
   }
   std::size_t n = 0;
   try {

@@ -41,10 +41,10 @@ std::vector<Needed> needed_verdicts(int lab, const std::string& backend) {
   const std::string own = settings().results_dir + "/lab" + std::to_string(lab) + ".";
   const std::string test = "lab" + std::to_string(lab) + ".";
   const bool on_emulator = backend == "emu";
+  // Both backends' correctness before races: a failure message names the likelier cause first.
   std::vector<Needed> needed = {
       {test + "correctness", on_emulator ? "correctness test on the CPU emulator" : "correctness test on the GPU",
-       {own + "correctness"}, false, false},
-      {test + "races", "races test (compute-sanitizer)", {own + "races"}, true, false}};
+       {own + "correctness"}, false, false}};
   if (!on_emulator) {
     Needed emulator{test + "correctness", "correctness test on the CPU emulator", {}, false, true};
     if (!settings().emu_results_dir.empty())
@@ -52,6 +52,7 @@ std::vector<Needed> needed_verdicts(int lab, const std::string& backend) {
     emulator.paths.push_back(own + "correctness.emu");  // the emulator's verdict copied into a GPU grade
     needed.push_back(emulator);
   }
+  needed.push_back({test + "races", "races test (compute-sanitizer)", {own + "races"}, true, false});
   return needed;
 }
 
@@ -85,7 +86,8 @@ std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std:
                        "): the build and every check then see the same file.\nRead: " + kVerdictsDoc};
 
   const bool emulator_required = settings().emu_required;
-  std::vector<std::string> missing, other_version;
+  std::vector<std::string> missing, other_version, failed;
+  std::string failed_tests;
   for (const Needed& needed : needed_verdicts(lab, backend)) {
     std::optional<RecordedResult> result;
     std::string path;
@@ -109,15 +111,22 @@ std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std:
       other_version.push_back(named + path);
       continue;
     }
-    if (result->status == "FAIL")
-      return Refusal{"not correct yet",
-                     lab_title(lab) + "'s " + needed.what + " failed: " + result->summary +
-                         "\nThe speed test times only a lab that every check finds correct, on the GPU and on the CPU "
-                         "emulator alike: the emulator is stricter about barriers and warp synchronisation than the "
-                         "hardware, which runs a barrier in a divergent branch \"fine\". Fix what that test says first "
-                         "(" + needed.test + " in the table).\nRead: " + lab_info(lab).doc};
-    if (result->status != "PASS" && !(result->status == "SKIP" && needed.skip_is_enough))
+    if (result->status == "FAIL") {
+      failed.push_back(lab_title(lab) + "'s " + needed.what + " failed: " + result->summary);
+      failed_tests += (failed_tests.empty() ? "" : ", ") + needed.test;
+    } else if (result->status != "PASS" && !(result->status == "SKIP" && needed.skip_is_enough)) {
       missing.push_back(named + "skipped (" + result->summary + "), so it judged nothing: " + path);
+    }
+  }
+  if (!failed.empty()) {
+    std::string list;
+    for (const std::string& line : failed) list += line + "\n";
+    return Refusal{"not correct yet",
+                   list + "The speed test times only a lab that every check finds correct, on the GPU and on the CPU "
+                          "emulator alike: the emulator is stricter about barriers and warp synchronisation than the "
+                          "hardware, which runs a barrier in a divergent branch \"fine\". Fix what " +
+                       (failed.size() == 1 ? "that test says" : "those tests say") + " first (" + failed_tests +
+                       " in the table).\nRead: " + lab_info(lab).doc};
   }
   if (!missing.empty()) {
     std::string list;

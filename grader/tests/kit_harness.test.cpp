@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
+#include "catalog.hpp"
 #include "faults.hpp"
 #include "files.hpp"
 #include "kit.hpp"
@@ -290,6 +291,14 @@ TEST_CASE("kit harness speed gate") {
     set_environment("REDUCE_LAB_RESULTS_DIR", dir.string());
     record(3, test, verdict);
   };
+  // This grade's three verdicts of lab 3 as they stand: the GPU's correctness and races, the emulator's correctness.
+  auto verdicts = [&](const Verdict& correctness, const Verdict& races, const Verdict& emulated) {
+    record_in(results, "correctness", correctness);
+    record_in(results, "races", races);
+    record_in(emulator, "correctness", emulated);
+  };
+  const Verdict correct = pass("40 cases ok", ""), no_race = pass("no race", "");
+  const Verdict deadlock = fail("deadlock at 03_shared_memory.cu:22", "");
   auto gpu_gate = [&results](std::string* alone = nullptr) {
     set_environment("REDUCE_LAB_RESULTS_DIR", results.string());
     std::string ignored;
@@ -309,9 +318,8 @@ TEST_CASE("kit harness speed gate") {
                                (results / "lab3.correctness.emu").string()));
     CHECK_THAT(refusal->message, Catch::Contains("./lab grade 3"));
     // A correctness test that was skipped judged nothing either.
-    record_in(results, "correctness", skip("skipped", "no GPU"));
-    record_in(results, "races", skip("skipped", "compute-sanitizer was not found with the CUDA toolkit"));
-    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    verdicts(skip("skipped", "no GPU"), skip("skipped", "compute-sanitizer was not found with the CUDA toolkit"),
+             correct);
     const auto skipped = gpu_gate();
     REQUIRE(skipped);
     CHECK(skipped->summary == "no verdict yet");
@@ -319,9 +327,7 @@ TEST_CASE("kit harness speed gate") {
     CHECK_THAT(skipped->message, !Catch::Contains("lab3.races"));  // a skipped races test is enough
   }
   SECTION("after passing verdicts of the file as it is: allowed; each verdict keeps the file it judged") {
-    record_in(results, "correctness", pass("40 cases ok", ""));
-    record_in(results, "races", pass("no race", ""));
-    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    verdicts(correct, no_race, correct);
     CHECK(read_text((results / "lab3.correctness.source").string()) == "version 1 of lab 3\n");
     std::string alone = "unset";
     CHECK_FALSE(gpu_gate(&alone));
@@ -338,9 +344,7 @@ TEST_CASE("kit harness speed gate") {
     CHECK_FALSE(verdict_refusal(3, "emu", &ignored));
   }
   SECTION("with verdicts of another version of the file: refused, naming them") {
-    record_in(results, "correctness", pass("40 cases ok", ""));
-    record_in(results, "races", pass("no race", ""));
-    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    verdicts(correct, no_race, deadlock);
     build("version 2 of lab 3: the barrier moved out of the if\n");  // rebuilt after those verdicts
     const auto refusal = gpu_gate();
     REQUIRE(refusal);
@@ -352,27 +356,32 @@ TEST_CASE("kit harness speed gate") {
     CHECK_THAT(refusal->message, Catch::Contains("compared byte for byte"));
     // A verdict whose copy is missing says nothing of the file either.
     fs::remove(results / "lab3.correctness.source");
-    record_in(results, "races", pass("no race", ""));
-    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    record_in(results, "races", no_race);
+    record_in(emulator, "correctness", correct);
     const auto no_copy = gpu_gate();
     REQUIRE(no_copy);
     CHECK(no_copy->summary == "verdict of another version");
     CHECK_THAT(no_copy->message, Catch::Contains((results / "lab3.correctness").string()));
   }
   SECTION("with a failed verdict of the file: refused as not correct yet, naming the test") {
-    record_in(results, "correctness", pass("40 cases ok", ""));
-    record_in(results, "races", pass("no race", ""));
-    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    verdicts(correct, no_race, deadlock);
     const auto refusal = gpu_gate();
     REQUIRE(refusal);
     CHECK(refusal->summary == "not correct yet");
     CHECK_THAT(refusal->message,
                Catch::Contains("correctness test on the CPU emulator failed: deadlock at 03_shared_memory.cu:22"));
+    // Every failed verdict is named, the emulator's before the races test's.
+    record_in(results, "races", fail("race (racecheck)", ""));
+    const auto both = gpu_gate();
+    REQUIRE(both);
+    CHECK(both->summary == "not correct yet");
+    CHECK_THAT(both->message, Catch::Contains("correctness test on the CPU emulator failed: deadlock at "
+                                              "03_shared_memory.cu:22\n" + lab_title(3) +
+                                              "'s races test (compute-sanitizer) failed: race (racecheck)\n"));
+    CHECK_THAT(both->message, Catch::Contains("(lab3.correctness, lab3.races in the table)"));
   }
   SECTION("a file changed after its build is not timed, whatever its verdicts") {
-    record_in(results, "correctness", pass("40 cases ok", ""));
-    record_in(results, "races", pass("no race", ""));
-    record_in(emulator, "correctness", pass("40 cases ok", ""));
+    verdicts(correct, no_race, correct);
     write(lab_file, "version 2, saved after the build\n");
     const auto refusal = gpu_gate();
     REQUIRE(refusal);
@@ -386,13 +395,13 @@ TEST_CASE("kit harness speed gate") {
   SECTION("where the emulator cannot be built, its missing verdict leaves the figure to the GPU alone") {
     set_environment("REDUCE_LAB_EMU_REQUIRED", std::nullopt);
     set_environment("REDUCE_LAB_EMU_NOT_RUN", "Boost.Context missing");
-    record_in(results, "correctness", pass("40 cases ok", ""));
-    record_in(results, "races", pass("no race", ""));
+    record_in(results, "correctness", correct);
+    record_in(results, "races", no_race);
     std::string alone;
     CHECK_FALSE(gpu_gate(&alone));
     CHECK(alone == "the CPU emulator's correctness was not run, Boost.Context missing");
     // An emulator verdict that is there still counts.
-    record_in(emulator, "correctness", fail("deadlock at 03_shared_memory.cu:22", ""));
+    record_in(emulator, "correctness", deadlock);
     const auto refusal = gpu_gate();
     REQUIRE(refusal);
     CHECK(refusal->summary == "not correct yet");

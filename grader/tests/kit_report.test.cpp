@@ -294,6 +294,15 @@ TEST_CASE("kit report") {
     CHECK(rescored["labs"] == report["labs"]);
     CHECK(rescored["score"] == report["score"]);
     CHECK(rescored["max_score"] == report["max_score"]);
+    // A rescore that changes nothing leaves the file as it was (grade-all's second run reads
+    // its time as "not graded again"); one that changes a score writes it.
+    const std::string file = (dir / "report.json").string();
+    write_json(file, rescored);
+    const auto written = std::filesystem::last_write_time(file);
+    CHECK_FALSE(rescore_file(file, read_json(file), points));
+    CHECK(std::filesystem::last_write_time(file) == written);
+    CHECK(rescore_file(file, read_json(file), other));
+    CHECK(read_json(file)["labs"]["1"]["checks"]["correctness"]["score"] == 10);
     std::filesystem::remove_all(dir);
   }
 

@@ -87,6 +87,21 @@ def labs_to_build(setup: Setup, submission: Submission) -> list:
     return sorted(lab for lab in labs_needed(setup.backend, setup.labs, setup.stems) if lab in submission.files)
 
 
+def test_selection(backend: str, graded: list, built: list) -> tuple:
+    """CTest's selection of the tests of the labs `graded`, and how many it runs. On a GPU a
+    lab's speed test also reads its baseline lab's correctness and races verdicts (docs/grading.md,
+    "Only a correct lab is timed"), so those run too where the baseline was built; the report
+    still holds only the labs graded."""
+    labs = "|".join(str(lab) for lab in graded)
+    if backend != "gpu":
+        return ["-L", f"^lab({labs})$"], len(graded) * 4
+    baselines = sorted({baseline(lab) for lab in graded} & set(built) - set(graded))
+    pattern = f"lab({labs})\\..*"
+    if baselines:
+        pattern += "|lab(" + "|".join(str(lab) for lab in baselines) + ")\\.(correctness|races)"
+    return ["-R", f"^({pattern})$"], len(graded) * 4 + len(baselines) * 2
+
+
 def fingerprint(submission: Submission, backend: str, labs: list, stems: dict) -> str:
     """What a grade depends on besides the kit: the backend, the labs asked for and the files.
     A student whose report has the same fingerprint is not graded again (unless --force)."""
@@ -361,7 +376,8 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, stu
             student["seconds"]["tests"] += time.monotonic() - started
 
     if graded:
-        run_tests(["-L", "^lab(" + "|".join(str(lab) for lab in graded) + ")$"], len(graded) * 4)
+        selection, tests = test_selection(setup.backend, graded, built)
+        run_tests(selection, tests)
         # "grader error" is the grader's own failure (out of memory, say), never a verdict on
         # the student's code: those tests run once more.
         first = setup.harness.grade_report(build / "results", scratch / "report.json", graded, graded,
