@@ -8,7 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +20,6 @@
 #include <thread>
 
 #include "broken_suite.hpp"
-#include "catalog.hpp"
 #include "records.hpp"
 #include "settings.hpp"
 
@@ -165,24 +163,6 @@ Verdict run_check(const std::string& self, int lab, const std::string& check, co
     verdict.message += "\n" + how_it_ended(ending) + ". The last lines of its output:\n" + last_lines(log, 25);
   }
   return verdict;
-}
-
-// The verdicts the GPU's speed test of case `c` rests on (speed_gate.hpp), which this run on
-// `backend` must leave in the case's results folder: on the GPU, correctness and races of the
-// case's lab and of its baseline lab; on the emulator, when the GPU expects a speed verdict,
-// their correctness, which the GPU's run reads from here. As "lab<N> <check>".
-std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, const std::string& backend) {
-  const bool timed_on_gpu = std::any_of(c.expectations.begin(), c.expectations.end(), [](const Expectation& e) {
-    return e.check == "speedup" && (e.backend == "gpu" || e.backend == "all");
-  });
-  if (!timed_on_gpu) return {};
-  std::vector<std::pair<int, std::string>> needed;
-  for (const int lab : {c.lab, lab_info(c.lab).baseline}) {
-    if (lab <= 0) continue;  // the CPU loop
-    needed.emplace_back(lab, "correctness");
-    if (backend == "gpu") needed.emplace_back(lab, "races");
-  }
-  return needed;
 }
 
 // A check of lab `lab` run with the arguments of the case lab's check: the same flags, for another lab.

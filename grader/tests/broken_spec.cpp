@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "broken_suite.hpp"
-
 #include "catalog.hpp"
 
 namespace reduce_lab::grader::broken {
@@ -207,6 +206,20 @@ bool meets(const Expectation& expected, const Verdict& verdict, std::string* why
     differs = "the message does not contain \"" + expected.message + "\"";
   if (why) *why = differs;
   return differs.empty();
+}
+
+std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, const std::string& backend) {
+  const bool timed_on_gpu = std::any_of(c.expectations.begin(), c.expectations.end(), [](const Expectation& e) {
+    return e.check == "speedup" && (e.backend == "gpu" || e.backend == "all");
+  });
+  if (!timed_on_gpu) return {};
+  std::vector<std::pair<int, std::string>> needed;
+  for (const int lab : {c.lab, lab_info(c.lab).baseline}) {
+    if (lab <= 0) continue;  // the CPU loop
+    needed.emplace_back(lab, "correctness");
+    if (backend == "gpu") needed.emplace_back(lab, "races");
+  }
+  return needed;
 }
 
 }  // namespace reduce_lab::grader::broken

@@ -50,6 +50,12 @@ Case parse_case(const std::string& path, const std::string& text);
 // The expectations that apply on `backend` (gpu or emu), in the order of kChecks.
 std::vector<Expectation> expectations_for(const Case& c, const std::string& backend);
 
+// The verdicts the GPU's speed test of case `c` rests on (speed_gate.hpp), which a run on
+// `backend` must leave in the case's results folder, expected or not, as (lab, check): on the
+// GPU, correctness and races of the case's lab and of its baseline lab; on the emulator, their
+// correctness, which the GPU's run reads from there. None when the GPU expects no speed verdict.
+std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, const std::string& backend);
+
 // Whether `verdict` is what `expected` asks for; when not, `why` says what differs.
 bool meets(const Expectation& expected, const Verdict& verdict, std::string* why);
 

@@ -61,6 +61,20 @@ TEST_CASE("kit broken") {
     CHECK(gpu[1].check == "requests");
     CHECK(gpu[2].check == "races");
     CHECK(expectations_for(c, "emu").size() == 3);
+    CHECK(speed_prerequisites(c, "gpu").empty());  // the GPU expects no speed verdict of it
+  }
+
+  SECTION("a case the GPU times also records the verdicts its speed test reads, on both backends") {
+    const Case c = parse_case("grader/tests/broken/lab3_barrier_inside_if.cu",
+                              "// Lab 3 with its barrier inside the if.\n//\n"
+                              "// expect emu correctness FAIL \"deadlock at\"\n"
+                              "// expect gpu speedup FAIL \"not correct yet\"\n"
+                              "\nvoid f() {}\nREDUCE_LAB_SINGLE(3, \"shared-memory\", f)\n");
+    using Needed = std::vector<std::pair<int, std::string>>;
+    // Its own lab's and its baseline's (lab 2): on the GPU correctness and races, on the
+    // emulator the correctness the GPU's run reads from there, though it expects nothing of it.
+    CHECK(speed_prerequisites(c, "gpu") == Needed{{3, "correctness"}, {3, "races"}, {2, "correctness"}, {2, "races"}});
+    CHECK(speed_prerequisites(c, "emu") == Needed{{3, "correctness"}, {2, "correctness"}});
   }
 
   SECTION("a verdict meets an expectation by status, summary and message") {
