@@ -54,6 +54,20 @@ Verdict counting_fault(int lab, const std::string& label, const std::string& err
                                                doc_line(lab, fault_hint_at(fault.kind, whole_segments)) + picture_line(lab));
 }
 
+// "has bank conflicts and leaves lanes idle": the flaws a judgement found, for a message.
+std::string shared_flaws(const SharedJudgement& tree) {
+  const bool banks = tree.conflicts > 0, idle = tree.lines.size() > (banks ? 1u : 0u);
+  return std::string(banks ? "has bank conflicts" : "") + (banks && idle ? " and " : "") +
+         (idle ? "leaves lanes idle (divergence)" : "");
+}
+
+// The judgement's figures, one indented line each.
+std::string shared_lines(const SharedJudgement& tree) {
+  std::string text;
+  for (const std::string& line : tree.lines) text += "    " + line + "\n";
+  return text;
+}
+
 }  // namespace
 
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin) {
@@ -62,7 +76,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 
   std::ostringstream figures, problems;
   std::string summary;
-  std::optional<SharedJudgement> shared_problem;  // the first size whose tree costs too much
+  std::optional<SharedJudgement> shared_problem;  // the first size whose tree has a flaw
   std::size_t shared_problem_n = 0;
   nlohmann::json measured = {
       {"sizes", nlohmann::json::array()},
@@ -89,7 +103,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
                               {"equal", mismatch.empty()}};
       if (lab_info(lab).shared_tree_bound) {
         const SharedJudgement tree = judge_shared_tree(got, outcome.launches);
-        size["shared_wavefronts_bound"] = tree.bound;
+        size["shared_bound"] = shared_bound_json(tree);
         size["shared_ok"] = !tree.problem;
         if (tree.problem && (!shared_problem || n == 2048)) {  // 2048: the size the lab page shows
           shared_problem = tree;
@@ -119,9 +133,9 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
   if (p.empty() && shared_problem)
     return fail(shared_problem->summary + " @" + std::to_string(shared_problem_n),
                 lab_title(lab) + " issues the global-memory requests of " + lab_info(lab).figure +
-                    ", but its tree costs more in shared memory than the lesson's. At n = " +
+                    ", but its tree in shared memory " + shared_flaws(*shared_problem) + ". At n = " +
                     std::to_string(shared_problem_n) + ", counted per warp instruction (a wavefront is one pass of "
-                    "the 32 banks):\n    " + shared_problem->line + "\n" +
+                    "the 32 banks):\n" + shared_lines(*shared_problem) +
                     doc_line(lab, shared_hint(*shared_problem->problem)) + picture_line(lab),
                 measured);
   if (p.empty())
@@ -226,11 +240,9 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           nlohmann::json counted = counts_json(c);
           if (plan.shared_tree_bound) {
             const SharedJudgement tree = judge_shared_tree(c, outcome.launches);
-            counted["shared_wavefronts_bound"] = tree.bound;
-            if (tree.problem) {
-              found(TrafficProblem::shared_memory, tree.line);
-              if (!first_shared) first_shared = tree;
-            }
+            counted["shared_bound"] = shared_bound_json(tree);
+            for (const std::string& line : tree.lines) found(TrafficProblem::shared_memory, line);
+            if (tree.problem && !first_shared) first_shared = tree;
           }
           counted["barriers_per_block"] = barriers;
           measured["cases"].push_back(
@@ -269,9 +281,10 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                              std::to_string(cases) + " cases:\n" + figures.str(), measured);
   if (*first_problem == TrafficProblem::shared_memory)
     return fail(first_shared->summary + ": " + first_label,
-                lab_title(lab) + " uses global memory as this lab asks, but its tree costs more in shared memory "
-                                 "than a conflict-free convergent tree (a wavefront is one pass of the 32 banks):\n" +
-                    problems.str() + doc_line(lab, shared_hint(*first_shared->problem)) + picture_line(lab),
+                lab_title(lab) + " uses global memory as this lab asks, but its tree in shared memory " +
+                    shared_flaws(*first_shared) + " (counted per warp instruction; a wavefront is one pass of the "
+                    "32 banks):\n" + problems.str() + doc_line(lab, shared_hint(*first_shared->problem)) +
+                    picture_line(lab),
                 measured);
   // The root cause's own figures head the table cell when they are the point ("atomic requests
   // 0, expected 1"), so the headline does not say "stores" where the lesson is the atomic.

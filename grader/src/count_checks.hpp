@@ -1,7 +1,8 @@
 // The global-memory counts a lab is graded on (design §4), from the counting builds: labs 1-3
 // issue exactly the book kernel's requests; labs 4-7 load every input byte once, in as few
-// sectors as that takes. Both also bound the tree's shared-memory wavefronts where the lab
-// asks (shared_checks.hpp). Each returns a Verdict and never throws.
+// sectors as that takes. Both also judge the tree in shared memory where the lab asks: no bank
+// conflicts, no divergent owners' idle lanes (shared_checks.hpp). Each returns a Verdict and
+// never throws.
 #pragma once
 
 #include <vector>
@@ -13,7 +14,7 @@
 namespace reduce_lab::grader {
 
 // Labs 1-3: one pass at every size is counted and must equal the book kernel's model; lab 3's
-// tree in shared memory may cost no more wavefronts than a conflict-free convergent tree.
+// tree in shared memory must be free of bank conflicts and of divergent owners' idle lanes.
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin = Origin::graded);
 
 // Labs 4-7: what a single-launch reduction must do with global memory at every size:
@@ -29,7 +30,7 @@ struct TrafficPlan {
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;  // 0: not graded
   Origin origin = Origin::graded;
-  // Labs 4-6: shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
+  // Labs 4-6: the tree in shared memory without bank conflicts or idle lanes (shared_checks.hpp).
   bool shared_tree_bound = false;
 };
 Verdict check_traffic(int lab, const TrafficPlan& plan);

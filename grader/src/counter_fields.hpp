@@ -33,11 +33,11 @@ inline constexpr CounterField kCounterFields[] = {
     {"bytes", Space::global, &Counters::bytes, nullptr, "bytes", 0},
     {"seam_sectors", Space::global, &Counters::seam_sectors, nullptr, "seams", 0},
     {"barrier_warps", Space::global, nullptr, &Counters::barrier_warps, "barrier_warps", 0},
-    {"instructions", Space::shared, &Counters::shared_instructions, nullptr, nullptr, 0},
-    {"wavefronts", Space::shared, &Counters::shared_wavefronts, nullptr, nullptr, kEveryKind},
-    {"conflicts", Space::shared, &Counters::shared_conflicts, nullptr, nullptr, kLoadsStores},
-    {"active_lanes", Space::shared, &Counters::shared_active_lanes, nullptr, nullptr, 0},
-    {"bytes", Space::shared, &Counters::shared_bytes, nullptr, nullptr, 0},
+    {"instructions", Space::shared, &Counters::shared_instructions, nullptr, "s_instr", 0},
+    {"wavefronts", Space::shared, &Counters::shared_wavefronts, nullptr, "s_wf", kEveryKind},
+    {"conflicts", Space::shared, &Counters::shared_conflicts, nullptr, "s_conf", kLoadsStores},
+    {"active_lanes", Space::shared, &Counters::shared_active_lanes, nullptr, "s_lanes", 0},
+    {"bytes", Space::shared, &Counters::shared_bytes, nullptr, "s_bytes", 0},
 };
 
 // The counters of one run as report.json lists them: each by kind ({"load", "store",

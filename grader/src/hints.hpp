@@ -49,7 +49,7 @@ enum class TrafficProblem {
   stores,
   atomics,
   barriers,
-  shared_memory,  // the tree costs more wavefronts than a conflict-free one (shared_checks.hpp)
+  shared_memory,  // the tree has bank conflicts or divergent owners' idle lanes (shared_checks.hpp)
 };
 const char* traffic_summary(TrafficProblem problem);
 // `generic_ops`: the lab combines with every op (lab 7), not with atomicAdd alone.

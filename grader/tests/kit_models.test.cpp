@@ -114,9 +114,120 @@ TEST_CASE("kit models: shared-memory banks") {
     CHECK(interleaved.shared_wavefronts[1] == 223);
     CHECK(interleaved.shared_conflicts[0] == 310);
     CHECK(interleaved.shared_conflicts[1] == 155);
-    // The grader's bound for labs 3-6 is the sequential tree.
+    // The grader models the lesson's tree (adjacent owners) as the sequential tree.
     const auto bound = shared_tree_model(32);
     CHECK(bound.shared_wavefronts[0] == 73);
     CHECK(bound.shared_wavefronts[1] == 68);
+  }
+}
+
+// The shared-memory judgement of labs 3-6 (shared_checks.hpp) on the shapes it must tell
+// apart: the lesson's flaws (bank conflicts, divergent owners' idle lanes) fail by name;
+// conflict-free extra work with busy lanes (a padded copy of the tree, warp sums) passes.
+namespace {
+
+// Shared-memory accesses of one block of `warps` warps, one warp instruction at a time.
+struct Block {
+  unsigned warps;
+  reduce_lab::Counters counters{};
+  template <class Active, class Word>
+  void access(reduce_lab::Access kind, Active active, Word word) {
+    for (unsigned w = 0; w < warps; ++w) {
+      BankTally tally;
+      for (unsigned lane = 0; lane < 32; ++lane)
+        if (active(32 * w + lane)) tally.add(lane, 4u * word(32 * w + lane), 4);
+      tally.flush(kind, counters);
+    }
+  }
+  SharedJudgement judged() const { return judge_shared_tree(counters, {1, 1, warps}); }
+};
+
+// Sequential addressing in a padded array of the student's own (element i at word i + i / 32,
+// the plain array after it), copied to the plain input_s[0] that the provided line reads.
+Block padded_tree_copied(unsigned warps) {
+  using reduce_lab::Access;
+  const unsigned threads = 32 * warps, plain = threads + threads / 32;
+  auto padded = [](unsigned i) { return i + i / 32; };
+  Block b{warps};
+  b.access(Access::store, [](unsigned) { return true; }, padded);
+  for (unsigned stride = threads / 2; stride >= 1; stride /= 2) {
+    auto owner = [stride](unsigned t) { return t < stride; };
+    b.access(Access::load, owner, [=](unsigned t) { return padded(t + stride); });
+    b.access(Access::load, owner, padded);
+    b.access(Access::store, owner, padded);
+  }
+  auto first = [](unsigned t) { return t == 0; };
+  b.access(Access::load, first, padded);
+  b.access(Access::store, first, [=](unsigned) { return plain; });
+  b.access(Access::load, first, [=](unsigned) { return plain; });
+  return b;
+}
+
+// Each warp reduces with shuffles; lane 0 stores the warp's sum, and warp 0 reads them all.
+Block warp_sums(unsigned warps) {
+  Block b{warps};
+  b.access(reduce_lab::Access::store, [](unsigned t) { return t % 32 == 0; }, [](unsigned t) { return t / 32; });
+  b.access(reduce_lab::Access::load, [=](unsigned t) { return t < warps; }, [](unsigned t) { return t; });
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("kit models: the shared-memory judgement") {
+  SECTION("the book's trees over one block of 32 warps") {
+    const reduce_lab::Counters adjacent = shared_tree_model(32), divergent = shared_tree_model(32, Owners::divergent);
+    CHECK(adjacent.shared_instructions[0] + adjacent.shared_instructions[1] == 141);
+    CHECK(shared_idle_lanes(adjacent) == 141 * 32 - 4094);
+    CHECK(divergent.shared_instructions[0] + divergent.shared_instructions[1] == 606);
+    CHECK(shared_idle_lanes(divergent) == 606 * 32 - 4094);
+    CHECK(divergent.shared_conflicts[0] + divergent.shared_conflicts[1] == 0);
+  }
+  SECTION("a padded conflict-free tree copied to input_s[0] passes, though it costs 2 wavefronts more") {
+    for (unsigned warps : {2u, 4u, 32u}) {
+      const Block b = padded_tree_copied(warps);
+      CHECK(b.counters.shared_conflicts[0] + b.counters.shared_conflicts[1] == 0);
+      CHECK(!b.judged().problem);
+    }
+    const Block b = padded_tree_copied(32);
+    CHECK(b.counters.shared_wavefronts[0] + b.counters.shared_wavefronts[1] == 143);
+  }
+  SECTION("warp sums in shared memory pass: few instructions with few lanes are no divergence") {
+    CHECK(!warp_sums(32).judged().problem);
+    CHECK(!warp_sums(2).judged().problem);
+  }
+  SECTION("divergent owners fail as divergence, with the figures of both trees") {
+    const SharedJudgement j = judge_shared_tree(shared_tree_model(32, Owners::divergent), {1, 1, 32});
+    REQUIRE(j.problem);
+    CHECK(*j.problem == SharedProblem::divergence);
+    CHECK(j.idle_lanes == 15298);
+    CHECK(j.adjacent_idle_lanes == 418);
+    CHECK(j.divergent_idle_lanes == 15298);
+    CHECK(j.max_idle_lanes == 7858);
+    REQUIRE(j.lines.size() == 1);
+    CHECK(j.lines[0].find("SIMD efficiency 21.1%") != std::string::npos);
+    CHECK(j.lines[0].find("a convergent tree needs 141 instructions") != std::string::npos);
+    CHECK(j.summary == "divergence: 15298 idle lanes, max 7858");
+    // Two blocks of two warps each: the bound scales with the blocks.
+    reduce_lab::Counters two = shared_tree_model(2, Owners::divergent);
+    for (int k = 0; k < reduce_lab::kAccessKinds; ++k) {
+      two.shared_instructions[k] *= 2;
+      two.shared_active_lanes[k] *= 2;
+    }
+    const SharedJudgement small = judge_shared_tree(two, {1, 2, 4});
+    REQUIRE(small.problem);
+    CHECK(*small.problem == SharedProblem::divergence);
+  }
+  SECTION("a block of one warp has no divergence to judge") {
+    const SharedJudgement j = padded_tree_copied(1).judged();
+    CHECK(j.max_idle_lanes == 0);
+    CHECK(!j.problem);
+  }
+  SECTION("interleaved addressing fails on its bank conflicts, whatever its lanes") {
+    const SharedJudgement j = judge_shared_tree(tree_2048(true), {1, 1, 32});
+    REQUIRE(j.problem);
+    CHECK(*j.problem == SharedProblem::bank_conflicts);
+    CHECK(j.conflicts == 465);
+    CHECK(j.summary == "bank conflicts: 465 of 606 wf");
+    CHECK(!judge_shared_tree(tree_2048(false), {1, 1, 32}).problem);
   }
 }

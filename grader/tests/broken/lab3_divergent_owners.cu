@@ -2,10 +2,11 @@
 // Thread t adds when t % (2 * stride) == 0: no bank conflicts (the active lanes' words lie
 // in different banks), and the global requests are the book's, but every warp keeps
 // issuing each step for a handful of active lanes: at n = 2048 the tree takes 606 shared
-// wavefronts where adjacent owners take 141.
+// warp instructions (SIMD efficiency 21.1%, 15298 lanes idle) where adjacent owners take
+// 141 (418 idle).
 //
 // expect all correctness PASS
-// expect all requests FAIL "divergence" "a convergent tree needs 141"
+// expect all requests FAIL "divergence: 15298 idle lanes" "a convergent tree needs 141 instructions with 418 idle"
 
 #include <reduce_lab/lab.cuh>
 
