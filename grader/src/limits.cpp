@@ -50,7 +50,8 @@ Limits limits() {
 #else
   constexpr bool emulator = false;
 #endif
-  Limits derived = picture_limits_chosen() ? derive_picture_limits(s.test_timeout) : derive_limits(s.test_timeout, emulator);
+  Limits derived =
+      picture_limits_chosen() ? derive_picture_limits(s.test_timeout) : derive_limits(s.test_timeout, emulator);
   if (s.run_timeout && *s.run_timeout > 0) derived.call = *s.run_timeout;
   if (s.emu_timeout && *s.emu_timeout > 0) derived.launch = *s.emu_timeout;
   return derived;

@@ -64,7 +64,8 @@ Verdict verdict_from_ending(int lab, int status, bool past_deadline, const super
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.0f s", bounds.supervisor);
     how = bounds.test > bounds.supervisor
-              ? "it was still running as CTest's time limit for the test (REDUCE_LAB_TEST_TIMEOUT) came near, so it was stopped"
+              ? std::string("it was still running as CTest's time limit for the test (REDUCE_LAB_TEST_TIMEOUT) ") +
+                    "came near, so it was stopped"
               : std::string("it was still running at the command's time limit of ") + seconds +
                     " (REDUCE_LAB_TEST_TIMEOUT), so it was stopped";
   } else if (WIFSIGNALED(status)) {
