@@ -260,7 +260,9 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
       wrapped(out, "✖ " + stop_words(*picture, picture == d.yours ? "yours" : "the reference"), width, "  ");
     }
   for (const auto& [picture, label] : pictures)
-    if (picture->truncated) out << "(" << label << ": the record reached its cap; later steps are missing)\n";
+    // After a stop past the rows drawn, the record's cap left out only rows that are not drawn.
+    if (picture->truncated && !(picture->stop.stopped && picture->steps_left_out > 0))
+      out << "(" << label << ": the record reached its cap; later steps are missing)\n";
   if (!d.note.empty()) wrapped(out, d.note, width, "");
   return out.str();
 }
