@@ -96,12 +96,32 @@ function(reduce_lab_spaces_check_command out source)
   set(${out} ${command} PARENT_SCOPE)
 endfunction()
 
+# reduce_lab_kit_digest(<out> <kit folder>): one digest of the kit files a lab module's build and
+# its tests read (the lab headers, the emulator's, the CMake code, the manifest, the build-log
+# capture). Two folders with the same digest build and register a lab the same way, so a copy
+# of the kit (kit.every_command_ends's scratch copy) may reuse the other's harness.
+function(reduce_lab_kit_digest out root)
+  file(GLOB_RECURSE files RELATIVE "${root}" "${root}/grader/include/*" "${root}/grader/emu/include/*"
+       "${root}/cmake/*")
+  list(APPEND files CMakeLists.txt grader/labs.json tools/capture-build-log)
+  list(SORT files)
+  set(all "")
+  foreach(file IN LISTS files)
+    file(SHA256 "${root}/${file}" hash)
+    string(APPEND all "${file} ${hash}\n")
+  endforeach()
+  string(SHA256 digest "${all}")
+  set(${out} ${digest} PARENT_SCOPE)
+endfunction()
+
 # Writes <build>/reduce-lab-harness.cmake, which lets another build folder reuse this one's
 # grader, emulator, backend and thresholds (REDUCE_LAB_HARNESS).
 function(reduce_lab_export_harness)
   set(file "${PROJECT_BINARY_DIR}/reduce-lab-harness.cmake")
+  reduce_lab_kit_digest(digest "${PROJECT_SOURCE_DIR}")
   set(content "# Written by the kit's build: what a build with -DREDUCE_LAB_HARNESS=<this folder> reuses.\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_KIT_DIGEST \"${digest}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_BACKEND \"${REDUCE_LAB_ACTIVE_BACKEND}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_GRADER \"$<TARGET_FILE:grader>\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_COMPUTE_SANITIZER \"${REDUCE_LAB_COMPUTE_SANITIZER}\")\n")
@@ -136,8 +156,12 @@ macro(reduce_lab_use_harness dir)
   endif()
   include("${dir}/reduce-lab-harness.cmake")
   if(NOT REDUCE_LAB_HARNESS_SOURCE_DIR STREQUAL PROJECT_SOURCE_DIR)
-    message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} was built from ${REDUCE_LAB_HARNESS_SOURCE_DIR}, "
-                        "not from this kit (${PROJECT_SOURCE_DIR}).")
+    # A copy of the same kit elsewhere builds and registers its labs the same way.
+    reduce_lab_kit_digest(digest "${PROJECT_SOURCE_DIR}")
+    if(NOT digest STREQUAL REDUCE_LAB_HARNESS_KIT_DIGEST)
+      message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} was built from ${REDUCE_LAB_HARNESS_SOURCE_DIR}, "
+                          "not from this kit (${PROJECT_SOURCE_DIR}), and the two kits' files differ.")
+    endif()
   endif()
   if(NOT REDUCE_LAB_BACKEND MATCHES "^(auto|${REDUCE_LAB_HARNESS_BACKEND})$")
     message(FATAL_ERROR "REDUCE_LAB_HARNESS: ${dir} grades on the ${REDUCE_LAB_HARNESS_BACKEND} backend, "
@@ -160,8 +184,14 @@ macro(reduce_lab_use_harness dir)
   if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "emu")
     find_package(Threads REQUIRED)  # the imported emulator links it
   endif()
-  add_executable(grader IMPORTED)
-  set_target_properties(grader PROPERTIES IMPORTED_LOCATION "${REDUCE_LAB_HARNESS_GRADER}")
+  add_executable(reduce_lab_harness_grader IMPORTED)
+  set_target_properties(reduce_lab_harness_grader PROPERTIES IMPORTED_LOCATION "${REDUCE_LAB_HARNESS_GRADER}")
+  set(REDUCE_LAB_GRADER_TARGET reduce_lab_harness_grader)
+  # ./lab drives this folder as any other: its labgrader (a link to the harness's) is what the
+  # target grader makes, and a build may take this folder as its harness in turn.
+  add_custom_target(grader ALL COMMAND "${CMAKE_COMMAND}" -E create_symlink "${REDUCE_LAB_HARNESS_GRADER}"
+                                       "${PROJECT_BINARY_DIR}/labgrader" VERBATIM)
+  configure_file("${dir}/reduce-lab-harness.cmake" "${PROJECT_BINARY_DIR}/reduce-lab-harness.cmake" COPYONLY)
   message(STATUS "reduction-labs: backend ${REDUCE_LAB_ACTIVE_BACKEND} (the grader of ${dir}), "
                  "grading ${REDUCE_LAB_SOURCES}/")
 endmacro()
@@ -370,7 +400,7 @@ function(reduce_lab_add_lab lab)
     endif()
     reduce_lab_check_environment(thresholds ${lab} ${test})
     list(APPEND test_environment ${thresholds})
-    add_test(NAME lab${lab}.${test} COMMAND grader ${args})
+    add_test(NAME lab${lab}.${test} COMMAND ${REDUCE_LAB_GRADER_TARGET} ${args})
     if(test STREQUAL "speedup")
       # Timing shares the GPU with nothing else. It reads the verdicts of the lab's (and its
       # baseline's) correctness and races tests, so those run first (design §13).

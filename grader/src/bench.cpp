@@ -124,6 +124,7 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     if (!problem.empty()) {
       bench["left_out"].push_back({{"lab", lab}, {"name", lab_title(lab)}, {"why", problem}});
       std::printf("%s left out: %s\n", lab_title(lab).c_str(), problem.c_str());
+      std::fflush(stdout);  // before the next lab's kernel, which may take the process down
       continue;
     }
     labs.push_back({lab, loaded.info,

@@ -39,9 +39,8 @@ std::string picture_line(int lab) {
          "(and writes build/grade-emu/show/" + svg + ").";
 }
 
-Verdict not_loadable(int lab, const LoadedLab& loaded) {
-  const bool compile = loaded.problem.find("does not compile") != std::string::npos;
-  return fail(compile ? "does not compile" : "not built", loaded.problem);
+Verdict not_loadable(int, const LoadedLab& loaded) {
+  return fail(loaded.summary.empty() ? "not built" : loaded.summary, loaded.problem);
 }
 
 Verdict not_implemented(int lab, Origin origin) {

@@ -17,6 +17,8 @@
 #include "catalog.hpp"
 #include "charts.hpp"
 #include "speed_check.hpp"
+#include "supervision.hpp"
+#include "supervisor.hpp"
 #include "device.hpp"
 #include "files.hpp"
 #include "gradescope.hpp"
@@ -332,15 +334,30 @@ int bench_command(int argc, char** argv) {
     plan.high_log = std::atoi(options.at("--sizes")[1].c_str());
   }
   plan.sources = option(options, "--sources", "solutions");
-  std::string why;
-  if (!gpu_present(&why)) throw UsageError("./lab bench needs a usable GPU: " + why);
   const std::filesystem::path out = argv[2];
-  const nlohmann::json bench = run_bench(plan);
-  std::fputs(bench_table(bench).c_str(), stdout);
-  write_json((out / "bench.json").string(), bench);
-  write_text((out / "bench.svg").string(), bench_svg(bench));
-  std::printf("\nBench: %s, %s\n", (out / "bench.json").string().c_str(), (out / "bench.svg").string().c_str());
-  return 0;
+  auto sweep = [&] {
+    std::string why;
+    if (!gpu_present(&why)) throw UsageError("./lab bench needs a usable GPU: " + why);
+    const nlohmann::json bench = run_bench(plan);
+    std::fputs(bench_table(bench).c_str(), stdout);
+    write_json((out / "bench.json").string(), bench);
+    write_text((out / "bench.svg").string(), bench_svg(bench));
+    std::printf("\nBench: %s, %s\n", (out / "bench.json").string().c_str(), (out / "bench.svg").string().c_str());
+    return 0;
+  };
+  // The sweep runs students' kernels: in a child this process supervises, as a test is run, so
+  // a lab that takes the process down, or runs past the watchdog's limit (REDUCE_LAB_RUN_TIMEOUT),
+  // ends the sweep with the grade's words for it. Nothing touches the GPU before the fork.
+  return supervise(0, [&] {
+    int code = 2;
+    try {
+      code = sweep();
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "labgrader --bench: %s\n", error.what());
+    }
+    supervision::note_verdict();
+    return code;
+  });
 }
 
 }  // namespace

@@ -144,7 +144,9 @@ class WatchdogThread {
   [[noreturn]] static void stop(int lab, const std::string& summary, const std::string& what) {
     const std::string message = what + "\nRevisit: " + fault_hint(FaultKind::time_limit) + " On the GPU, also " +
                                 fault_hint(FaultKind::deadlock) + "\nRead: " + lab_info(lab).doc;
-    if (!supervision::note_stop(summary, message)) std::fprintf(stderr, "\nFAILED: %s\n", message.c_str());
+    // Unsupervised (./lab bench), the process says it itself, as the table would.
+    if (!supervision::note_stop(summary, message))
+      std::fprintf(stderr, "\nFAILED: %s\n%s\n", summary.c_str(), message.c_str());
     std::fflush(stderr);
     std::_Exit(kTimeLimitExit);
   }

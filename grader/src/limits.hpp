@@ -21,9 +21,20 @@ struct Limits {
 // others may be waiting for, so its limit stays short.
 Limits derive_limits(double test_budget, bool emulator);
 
-// This process's limits: derived from its budget, with REDUCE_LAB_RUN_TIMEOUT and
-// REDUCE_LAB_EMU_TIMEOUT, where set, in place of the call's and the launch's.
+// The limits of a run outside the graded tests that draws a picture (./lab show, the picture
+// after a grade): a small run that takes well under a second when right, so a few seconds.
+// `test_budget` (REDUCE_LAB_TEST_TIMEOUT; 0: the default of 30 s) bounds the whole command,
+// which records two runs (yours and the reference's) and draws them.
+Limits derive_picture_limits(double test_budget);
+
+// This process's limits: derived from its budget (as a graded test's, or as a picture's after
+// use_picture_limits()), with REDUCE_LAB_RUN_TIMEOUT and REDUCE_LAB_EMU_TIMEOUT, where set, in
+// place of the call's and the launch's.
 Limits limits();
+
+// From here on this process draws a picture: limits() are derive_picture_limits()'s. Call it
+// before anything reads them (the watchdog reads them when first armed).
+void use_picture_limits();
 
 // Gives the emulator (where this grader was built for it) the launch limit of limits().
 void apply_emulator_limit();

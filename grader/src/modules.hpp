@@ -20,6 +20,7 @@ enum class Origin { graded, stub };  // labs under grade, or the kit's own stub 
 struct LoadedLab {
   const ModuleInfo* info = nullptr;  // null when the lab could not be loaded
   std::string problem;               // why not, written for the student
+  std::string summary;               // the same for the table: "does not compile", "registers lab 6" ...
   explicit operator bool() const { return info != nullptr; }
 };
 

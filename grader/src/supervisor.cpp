@@ -59,7 +59,15 @@ Verdict verdict_from_ending(int lab, int status, bool past_deadline, const super
   std::string how;
   if (past_deadline) {
     fault.kind = FaultKind::time_limit;
-    how = "it was still running as CTest's time limit for the test (REDUCE_LAB_TEST_TIMEOUT) came near, so it was stopped";
+    // A graded test's own limit sits inside CTest's; a picture's is the command's whole limit.
+    const Limits bounds = limits();
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.0f s", bounds.supervisor);
+    how = bounds.test > bounds.supervisor
+              ? std::string("it was still running as CTest's time limit for the test (REDUCE_LAB_TEST_TIMEOUT) ") +
+                    "came near, so it was stopped"
+              : std::string("it was still running at the command's time limit of ") + seconds +
+                    " (REDUCE_LAB_TEST_TIMEOUT), so it was stopped";
   } else if (WIFSIGNALED(status)) {
     if (fault.kind == FaultKind::none || fault.kind == FaultKind::failed || fault.kind == FaultKind::time_limit)
       fault.kind = FaultKind::crash;

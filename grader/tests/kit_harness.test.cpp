@@ -60,6 +60,17 @@ TEST_CASE("kit harness limits") {
   // No budget known: the supervisor never stops the test; the others keep the default's.
   CHECK(derive_limits(0, true).supervisor == 0);
   CHECK(derive_limits(0, true).call == 300);
+  // A picture (./lab show) is a small run: seconds, the whole command bounded too, and nested.
+  CHECK(derive_picture_limits(0).supervisor == 30);
+  CHECK(derive_picture_limits(0).call == 10);
+  CHECK(derive_picture_limits(0).launch == 5);
+  for (double budget : {0.0, 6.0, 30.0, 120.0}) {
+    INFO("a picture's budget of " << budget << " s");
+    const Limits limits = derive_picture_limits(budget);
+    CHECK(limits.supervisor > 0);
+    CHECK(limits.launch < limits.call);
+    CHECK(limits.call < limits.supervisor);
+  }
 }
 
 TEST_CASE("kit harness") {

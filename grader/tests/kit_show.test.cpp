@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "show/command.hpp"
 #include "show/run.hpp"
 #include "show/svg.hpp"
+#include "show/terminal.hpp"
 
 using namespace reduce_lab::grader;
 using namespace reduce_lab::grader::show;
@@ -203,6 +205,59 @@ TEST_CASE("kit show layout: a wrong tree draws itself, a deadlock draws up to wh
   }
   CHECK(saw_deadlock);
   CHECK(saw_wrong_tree);
+}
+
+TEST_CASE("kit show layout: a loop that never ends draws its first steps and the one the time limit stopped") {
+  // The record of a block of 8 threads that passed 200,000 barriers, reading shared memory
+  // between each, until the emulator's time limit stopped it: what `stride /= 1` records. The
+  // layout once made every row again for every access (quadratic: it never returned).
+  constexpr unsigned kIntervals = 200000;
+  reduce_emu::Record record;
+  reduce_emu::RecordedLaunch launch;
+  launch.kernel = "SharedMemorySumReductionKernel(Global<const float>, Global<float>)";
+  launch.grid = dim3(1);
+  launch.block = dim3(8);
+  for (unsigned interval = 0; interval < kIntervals; ++interval) {
+    reduce_emu::RecordedInstruction ins;
+    ins.interval = interval;
+    ins.space = reduce_emu::MemorySpace::shared;
+    ins.bytes = 4;
+    ins.mask = 0xf;
+    for (unsigned lane = 0; lane < 4; ++lane) {
+      reduce_emu::LaneAccess access;
+      access.lane = lane;
+      access.shared_offset = 4 * lane;
+      ins.lanes.push_back(access);
+    }
+    launch.instructions.push_back(std::move(ins));
+    launch.barriers.push_back({0, interval, "03_shared_memory.cu", 22});
+  }
+  launch.end.outcome = reduce_emu::LaunchOutcome::fault;
+  launch.end.interval = kIntervals;
+  launch.end.message = "emulator: the kernel ran past the emulator's time limit of 5 s (REDUCE_LAB_EMU_TIMEOUT)";
+  record.launches.push_back(std::move(launch));
+
+  const auto start = std::chrono::steady_clock::now();
+  const Picture p = layout(record, 0, 16);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  REQUIRE(p.steps.size() == kStepsDrawn + 1);  // the first steps, and the one it stopped in
+  CHECK(p.steps[kStepsDrawn - 1].number == kStepsDrawn - 1);
+  CHECK(p.steps.back().number == kIntervals);
+  CHECK(p.steps_left_out == kIntervals - kStepsDrawn);
+  CHECK(gap_words(p, kStepsDrawn) == "steps 40 to 199999 not drawn");
+  CHECK(gap_words(p, 1).empty());
+  REQUIRE(p.stop.stopped);
+  CHECK(p.stop.kind == "time limit");
+  CHECK(p.stop.step == kStepsDrawn);
+  CHECK_THAT(stop_words(p, "yours"), Catch::StartsWith("the time limit stopped yours in step 200000: "));
+  Drawing drawing;
+  drawing.title = "lab 3";
+  drawing.yours = &p;
+  drawing.yours_label = "yours";
+  const std::string text = terminal(drawing, false);
+  CHECK_THAT(text, Catch::Contains("steps 40 to 199999 not drawn"));
+  CHECK_THAT(text, Catch::Contains(" 200000 "));
+  CHECK_THAT(svg(drawing), Catch::Contains("step 200000"));
 }
 
 TEST_CASE("kit show docs: every lab page shows its reference's picture, and the committed figures are current") {

@@ -8,7 +8,10 @@
 
 #include "catalog.hpp"
 #include "charts.hpp"
+#include "limits.hpp"
 #include "modules.hpp"
+#include "supervision.hpp"
+#include "supervisor.hpp"
 
 #if defined(REDUCE_LAB_EMU)
 #include "show/run.hpp"
@@ -79,7 +82,34 @@ std::string docs_figure_svg(const ModuleInfo& reference) {
   return svg(drawing);
 }
 
+namespace {
+
+int draw_command(int argc, char** argv);
+
+}  // namespace
+
 int show_command(int argc, char** argv) {
+  // A picture runs the student's kernel as a test does: in a child process that this one
+  // supervises, under short limits (limits.hpp), so a kernel that never ends, or crashes the
+  // process, ends the picture with the message a grade gives, never a hang.
+  use_picture_limits();
+  const int lab = argc > 2 ? std::atoi(argv[2]) : 0;
+  return supervise(is_lab(lab) ? lab : 0, [&] {
+    apply_emulator_limit();
+    int code = 2;
+    try {
+      code = draw_command(argc, argv);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr, "labgrader --show: %s\n", error.what());
+    }
+    supervision::note_verdict();  // it said what it found, picture or not
+    return code;
+  });
+}
+
+namespace {
+
+int draw_command(int argc, char** argv) {
   if (argc < 3) throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--svg FILE]");
   const int lab = std::atoi(argv[2]);
   lab_info(lab);  // throws for a number that is no lab
@@ -141,10 +171,15 @@ int show_command(int argc, char** argv) {
     drawing.note += (drawing.note.empty() ? "" : " ") + where;
   }
   std::fputs(terminal(drawing, colour_wanted()).c_str(), stdout);
-  return 0;
+  // A run that stopped (a time limit, a deadlock, a fault) is the student's work failing.
+  return yours.ran || yours.todo ? 0 : 1;
 }
 
+}  // namespace
+
 int show_docs_command(int argc, char** argv) {
+  use_picture_limits();
+  apply_emulator_limit();
   if (argc != 5 || std::string(argv[3]) != "--reference")
     throw std::runtime_error("usage: --show-docs DOCS_DIR --reference DIR");
   const std::string docs = argv[2], reference_dir = argv[4];

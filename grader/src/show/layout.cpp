@@ -211,30 +211,38 @@ Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size
       memory_of[picture.memories[i].allocation] = i;
   }
 
-  // Every interval of every launch gets its row, accessed or not (a step of only a barrier).
+  // Every interval of every launch gets its row, accessed or not (a step of only a barrier), up
+  // to kStepsDrawn of them; past those only the interval the launch stopped in.
   std::map<std::pair<std::size_t, unsigned>, std::size_t> step_of;
+  std::vector<unsigned> rows_made(record.launches.size(), 0);  // intervals 0 .. rows_made - 1 have rows
+  auto add_row = [&](std::size_t l, unsigned interval) {
+    Step step;
+    step.launch = l;
+    step.interval = interval;
+    step.lanes_per_warp.assign(picture.warps(), 0);
+    step.thread_active.assign(picture.threads, false);
+    for (const Memory& memory : picture.memories) step.cells.emplace_back(static_cast<std::size_t>(memory.cells));
+    step_of[{l, interval}] = picture.steps.size();
+    picture.steps.push_back(std::move(step));
+  };
   auto step_at = [&](std::size_t l, unsigned interval) -> Step& {
-    for (unsigned k = 0; k <= interval; ++k) {
-      auto [at, fresh] = step_of.emplace(std::make_pair(l, k), 0);
-      if (fresh) {
-        Step step;
-        step.launch = l;
-        step.interval = k;
-        step.lanes_per_warp.assign(picture.warps(), 0);
-        step.thread_active.assign(picture.threads, false);
-        for (const Memory& memory : picture.memories) step.cells.emplace_back(static_cast<std::size_t>(memory.cells));
-        at->second = picture.steps.size();
-        picture.steps.push_back(std::move(step));
-      }
-    }
+    for (; rows_made[l] <= interval && rows_made[l] < kStepsDrawn; ++rows_made[l]) add_row(l, rows_made[l]);
+    if (interval >= kStepsDrawn && step_of.count({l, interval}) == 0) add_row(l, interval);
     return picture.steps[step_of[{l, interval}]];
   };
 
   for (std::size_t l = 0; l < record.launches.size(); ++l) {
     const reduce_emu::RecordedLaunch& launch = record.launches[l];
+    const bool stopped = launch.end.outcome != reduce_emu::LaunchOutcome::finished;
+    auto drawn_interval = [&](unsigned interval) {
+      return interval < kStepsDrawn || (stopped && interval == launch.end.interval);
+    };
+    unsigned last_interval = stopped ? launch.end.interval : 0;
     std::map<std::pair<unsigned, unsigned>, unsigned> lanes;  // (interval, warp) -> union of masks
     for (const reduce_emu::RecordedInstruction& ins : launch.instructions) {
       if (ins.block != drawn[l]) continue;
+      last_interval = std::max(last_interval, ins.interval);
+      if (!drawn_interval(ins.interval)) continue;
       Step& step = step_at(l, ins.interval);
       lanes[{ins.interval, ins.warp}] |= ins.mask;
       const bool shared = ins.space == MemorySpace::shared;
@@ -268,20 +276,52 @@ Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size
     }
     for (const auto& [key, mask] : lanes)
       step_at(l, key.first).lanes_per_warp[key.second] = static_cast<unsigned>(__builtin_popcount(mask));
-    for (const reduce_emu::RecordedBarrier& barrier : launch.barriers)
-      if (barrier.block == drawn[l])
+    for (const reduce_emu::RecordedBarrier& barrier : launch.barriers) {
+      if (barrier.block != drawn[l]) continue;
+      last_interval = std::max(last_interval, barrier.interval + 1);
+      if (drawn_interval(barrier.interval))
         step_at(l, barrier.interval).barrier = barrier.file + ":" + std::to_string(barrier.line);
-    if (launch.end.outcome != reduce_emu::LaunchOutcome::finished && !picture.stop.stopped) {
+    }
+    if (last_interval >= kStepsDrawn)  // the rows between the last one drawn and the stop
+      picture.steps_left_out += last_interval - kStepsDrawn + (stopped ? 0 : 1);
+    if (stopped && !picture.stop.stopped) {
       step_at(l, launch.end.interval);
       picture.stop.stopped = true;
-      picture.stop.kind = launch.end.outcome == reduce_emu::LaunchOutcome::deadlock ? "deadlock" : "fault";
+      picture.stop.kind = launch.end.outcome == reduce_emu::LaunchOutcome::deadlock ? "deadlock"
+                          : launch.end.message.find("time limit") != std::string::npos ? "time limit"
+                                                                                          : "fault";
       picture.stop.step = step_of[{l, launch.end.interval}];
       picture.stop.where = where_threads_were(launch.end.threads);
       picture.stop.message = launch.end.message.substr(0, launch.end.message.find('\n'));
       if (drawn[l] != 0) picture.stop.where = "block " + std::to_string(drawn[l]) + ": " + picture.stop.where;
     }
   }
+  // Each row's number in the run, counting the rows left out before it.
+  for (std::size_t s = 0; s < picture.steps.size(); ++s) {
+    Step& step = picture.steps[s];
+    const Step* before = s > 0 ? &picture.steps[s - 1] : nullptr;
+    step.number = before == nullptr ? 0
+                  : before->launch == step.launch ? before->number + (step.interval - before->interval)
+                                                  : before->number + 1;
+  }
   return picture;
+}
+
+std::string stop_words(const Picture& picture, const std::string& whose) {
+  const Stop& stop = picture.stop;
+  const std::size_t step = stop.step < picture.steps.size() ? picture.steps[stop.step].number : stop.step;
+  const std::string head = stop.kind == "time limit"
+                               ? "the time limit stopped " + whose + " in step " + std::to_string(step)
+                               : whose + " stopped in step " + std::to_string(step) + " with a " + stop.kind;
+  return head + ": " + stop.where + ". " + stop.message;
+}
+
+std::string gap_words(const Picture& picture, std::size_t s) {
+  if (s == 0 || s >= picture.steps.size()) return {};
+  const Step& before = picture.steps[s - 1];
+  const Step& step = picture.steps[s];
+  if (step.number <= before.number + 1) return {};
+  return "steps " + std::to_string(before.number + 1) + " to " + std::to_string(step.number - 1) + " not drawn";
 }
 
 std::string cell_list(const Memory& memory, const std::vector<long long>& cells) {

@@ -41,12 +41,13 @@ struct Step {
   std::vector<std::vector<Cell>> cells;  // per memory (Picture::memories), per cell
   Counters counts{};                     // this step's warp instructions, as the grader counts them
   std::string barrier;                   // "01_simple.cu:19" where the step ended; empty for the last
+  std::size_t number = 0;                // the step's number in the run: its index, unless steps were left out
 };
 
 // How the drawn launch ended, when not normally: the row it stopped in and why.
 struct Stop {
   bool stopped = false;
-  std::string kind;      // "deadlock" or "fault"
+  std::string kind;      // "deadlock", "time limit" or "fault"
   std::size_t step = 0;  // index into Picture::steps of the step it stopped in
   std::string where;     // who was where: "threads 0-3 wait at 01_simple.cu:20; 4-7 exited"
   std::string message;   // the emulator's report, first line
@@ -61,8 +62,14 @@ struct Picture {
   std::vector<Step> steps;
   Stop stop;
   bool truncated = false;  // the record hit its cap: later steps are missing
+  // Steps not drawn: a launch's rows stop after kStepsDrawn (a loop that never ends would
+  // draw thousands), but for the one it stopped in, which is drawn after the gap.
+  std::size_t steps_left_out = 0;
   unsigned warps() const { return (threads + 31) / 32; }
 };
+
+// The rows drawn of one launch (and the row of the step it stopped in, after them).
+constexpr unsigned kStepsDrawn = 40;
 
 // Lays out block 0 of every launch in `record`. `input` is the device address of the n-element
 // array the run reduced (named "input"); the other global allocations are "output" (the first
@@ -76,6 +83,14 @@ struct Difference {
   std::string words;     // "step 3: the reference reads input[8] and writes input[0]; yours does not"
 };
 Difference first_difference(const Picture& reference, const Picture& yours);
+
+// How the run drawn ended early, in words, for the note under a picture: "yours stopped in step
+// 3 with a deadlock: ..." or "the time limit stopped yours in step 81234: ...". `whose`: "yours".
+std::string stop_words(const Picture& picture, const std::string& whose);
+
+// "steps 40 to 81233 not drawn": the row between step `s - 1` and step `s` where
+// rows were left out there, else empty.
+std::string gap_words(const Picture& picture, std::size_t s);
 
 // "input[0, 8]", "shared[0..7]": cells of one memory, as the messages name them.
 std::string cell_list(const Memory& memory, const std::vector<long long>& cells);

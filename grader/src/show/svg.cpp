@@ -87,8 +87,11 @@ int panel(std::ostringstream& svg, const Picture& p, const std::string& label, c
     if (difference && difference->found && difference->step == s)
       svg << "<rect class=\"difference\" x=\"" << x0 - 4 << "\" y=\"" << y - 2 << "\" width=\"" << width
           << "\" height=\"" << kRow << "\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\"/>\n";
-    svg << "<text class=\"step-label\" x=\"" << x0 << "\" y=\"" << y + kCell - 2 << "\" font-size=\"11\">step " << s
-        << "</text>\n";
+    svg << "<text class=\"step-label\" x=\"" << x0 << "\" y=\"" << y + kCell - 2 << "\" font-size=\"11\">step "
+        << step.number << "</text>\n";
+    if (const std::string gap = gap_words(p, s); !gap.empty())
+      svg << "<text class=\"gap\" x=\"" << x0 << "\" y=\"" << y - 3 << "\" font-size=\"9\" fill=\"#777\">⋮ "
+          << xml_escaped(gap) << "</text>\n";
     // Threads, or warps shaded by their active lanes.
     const Area& t = areas[0];
     for (long long c = 0; c < t.columns; ++c) {
@@ -182,9 +185,7 @@ std::string svg(const Drawing& d) {
                                                       : "Your kernel's picture is the reference's, step for step."});
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped)
-      notes.push_back({"stop", "✖ " + std::string(picture == d.yours ? "yours" : "the reference") +
-                                   " stopped in step " + std::to_string(picture->stop.step) + " with a " +
-                                   picture->stop.kind + ": " + picture->stop.where + ". " + picture->stop.message});
+      notes.push_back({"stop", "✖ " + stop_words(*picture, picture == d.yours ? "yours" : "the reference")});
   notes.push_back({"legend",
                    "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
                    "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});

@@ -1,7 +1,9 @@
 #include "show/terminal.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <string>
 #include <vector>
 
 namespace reduce_lab::grader::show {
@@ -92,7 +94,10 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
   title.add(label.size() > 96 ? label.substr(0, 93) + "..." : label);
   lines.push_back(title);
   Line head;
+  // Step numbers take 3 columns, more after a loop that ran far past the rows drawn.
+  const int digits = std::max(3, static_cast<int>(std::to_string(p.steps.empty() ? 0 : p.steps.back().number).size()));
   head.add("step ");
+  head.pad(static_cast<unsigned>(digits) + 2);
   for (std::size_t a = 0; a < widths.size(); ++a) {
     head.add(headings[a]);
     head.pad(head.width + widths[a] - static_cast<unsigned>(headings[a].size()) + 1);
@@ -100,14 +105,21 @@ std::vector<Line> panel(const Picture& p, const std::string& label, const Differ
   lines.push_back(head);
   for (std::size_t s = 0; s < p.steps.size(); ++s) {
     const Step& step = p.steps[s];
+    if (const std::string gap = gap_words(p, s); !gap.empty()) {
+      Line skipped;
+      skipped.add("  ");
+      skipped.glyph("⋮", "2", colour);
+      skipped.add("  " + gap);
+      lines.push_back(skipped);
+    }
     Line row;
     const bool differs = difference && difference->found && difference->step == s;
     if (differs)
       row.glyph("▶", "1;31", colour);
     else
       row.add(" ");
-    char number[8];
-    std::snprintf(number, sizeof number, "%3zu ", s);
+    char number[32];
+    std::snprintf(number, sizeof number, "%*zu ", digits, step.number);
     row.add(number);
     unsigned at = row.width;
     if (threads_by_warp(p)) {
@@ -219,8 +231,10 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   std::size_t rows = 0;
   for (const auto& entry : pictures) rows = std::max(rows, entry.first->steps.size());
   for (std::size_t s = 0; s < rows; ++s) {
-    char number[8];
-    std::snprintf(number, sizeof number, "%4zu  ", s);
+    if (!gap_words(*pictures.front().first, s).empty()) out << "   ⋮\n";
+    char number[24];
+    const Picture& first = *pictures.front().first;
+    std::snprintf(number, sizeof number, "%4zu  ", s < first.steps.size() ? first.steps[s].number : s);
     out << number;
     for (std::size_t k = 0; k < pictures.size(); ++k) {
       const Picture& p = *pictures[k].first;
@@ -243,13 +257,12 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
   }
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped) {
-      std::ostringstream what;
-      what << "✖ " << (picture == d.yours ? "yours" : "the reference") << " stopped in step " << picture->stop.step
-           << " with a " << picture->stop.kind << ": " << picture->stop.where << ". " << picture->stop.message;
-      wrapped(out, what.str(), width, "  ");
+      wrapped(out, "✖ " + stop_words(*picture, picture == d.yours ? "yours" : "the reference"), width, "  ");
     }
   for (const auto& [picture, label] : pictures)
-    if (picture->truncated) out << "(" << label << ": the record reached its cap; later steps are missing)\n";
+    // After a stop past the rows drawn, the record's cap left out only rows that are not drawn.
+    if (picture->truncated && !(picture->stop.stopped && picture->steps_left_out > 0))
+      out << "(" << label << ": the record reached its cap; later steps are missing)\n";
   if (!d.note.empty()) wrapped(out, d.note, width, "");
   return out.str();
 }
