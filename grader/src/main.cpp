@@ -28,11 +28,6 @@
 // Everything but --skip, --broken and the commands runs in a child process that this one
 // supervises (supervisor.hpp): a test that ends without a verdict still gets one that names how
 // it ended. The parent never initialises CUDA: the GPU check happens in the child.
-#if REDUCE_LAB_CATCH2_MAJOR < 3
-#define CATCH_CONFIG_RUNNER
-#endif
-#include "catch_compat.hpp"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -46,6 +41,7 @@
 #include <vector>
 
 #include "catalog.hpp"
+#include "catch_runner.hpp"
 #include "commands.hpp"
 #include "counter_fields.hpp"
 #include "device.hpp"
@@ -196,8 +192,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
     return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
-  Catch::Session session;
-  if (lab == 0) return session.run(static_cast<int>(rest.size()), rest.data());
+  if (lab == 0) return run_catch_session(static_cast<int>(rest.size()), rest.data());
   // A lab test prints its verdict itself, once (grade()). Catch2's report of it (its banner,
   // and the message again, wrapped at 80 columns) goes to a file that is shown only when
   // Catch2 saw something else go wrong, such as an exception out of the test case.
@@ -205,12 +200,12 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
   // (CTest's time limit, a cancelled Slurm task) leaves nothing behind in TMPDIR.
   std::string report = settings().temp_dir + "/reduce_lab_catch.XXXXXX";
   const int report_fd = mkstemp(report.data());
-  if (report_fd < 0) return session.run(static_cast<int>(rest.size()), rest.data());
+  if (report_fd < 0) return run_catch_session(static_cast<int>(rest.size()), rest.data());
   unlink(report.c_str());
   std::vector<char*> args = rest;
   std::string out_option = "--out", out_file = "/dev/fd/" + std::to_string(report_fd);
   args.insert(args.begin() + 1, {out_option.data(), out_file.data()});
-  const int code = session.run(static_cast<int>(args.size()), args.data());
+  const int code = run_catch_session(static_cast<int>(args.size()), args.data());
   if (code != 0 && !graded_failure()) {
     std::string text;
     char buffer[4096];
