@@ -141,34 +141,50 @@ class TimedLab {
 
 std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
 
-Verdict check_speedup(int lab) {
+SpeedSetup prepare_speed_test(int lab) {
+  SpeedSetup setup;
   const double required = minimum_speedup(lab);
   const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
   const int base_lab = lab_info(lab).baseline;  // 0: the CPU loop
   // The thresholds go with every verdict, timed or not, so report.json always says what was asked.
-  nlohmann::json figures = {{"thresholds", {{"min_speedup", required}}}};
-  if (required_fraction) figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
+  setup.figures = {{"thresholds", {{"min_speedup", required}}}};
+  if (required_fraction) setup.figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
+  auto refuse = [&setup](const std::string& summary, const std::string& message) {
+    setup.refusal = fail(summary, message, setup.figures);
+    return setup;
+  };
+  setup.lab = load_lab(lab, Flavor::plain);
+  if (!setup.lab) return refuse(not_loadable(lab, setup.lab).summary, setup.lab.problem);
+  // Timed only when every check found the lab correct, and only the code they saw (design §13).
+  if (auto refusal = build_dependent_code(lab)) return refuse(refusal->summary, refusal->message);
+  if (auto refusal = recorded_failure(lab)) return refuse(refusal->summary, refusal->message);
+  if (base_lab > 0)
+    if (auto refusal = recorded_failure(base_lab))
+      return refuse("baseline lab " + std::to_string(base_lab) + " not correct",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
+                        ", which is not correct yet: " + refusal->message);
+  if (base_lab > 0) {
+    setup.baseline = load_lab(base_lab, Flavor::plain);
+    if (!setup.baseline)
+      return refuse("baseline lab " + std::to_string(base_lab) + " missing",
+                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
+                        ", which cannot be run yet:\n" + setup.baseline.problem);
+  }
+  return setup;
+}
+
+Verdict check_speedup(int lab) {
+  SpeedSetup setup = prepare_speed_test(lab);
+  if (setup.refusal) return *setup.refusal;
+  nlohmann::json& figures = setup.figures;
+  const double required = minimum_speedup(lab);
+  const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
+  const int base_lab = lab_info(lab).baseline;
   auto failed = [&figures](const std::string& summary, const std::string& message) {
     return fail(summary, message, figures);
   };
-  const LoadedLab loaded = load_lab(lab, Flavor::plain);
-  if (!loaded) return fail(not_loadable(lab, loaded).summary, loaded.problem, figures);
-  // Timed only when every check found the lab correct, and only the code they saw (design §13).
-  if (auto refusal = build_dependent_code(lab)) return failed(refusal->summary, refusal->message);
-  if (auto refusal = recorded_failure(lab)) return failed(refusal->summary, refusal->message);
-  if (base_lab > 0)
-    if (auto refusal = recorded_failure(base_lab))
-      return failed("baseline lab " + std::to_string(base_lab) + " not correct",
-                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
-                        ", which is not correct yet: " + refusal->message);
-  LoadedLab baseline;
-  if (base_lab > 0) {
-    baseline = load_lab(base_lab, Flavor::plain);
-    if (!baseline)
-      return failed("baseline lab " + std::to_string(base_lab) + " missing",
-                    "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
-                        ", which cannot be run yet:\n" + baseline.problem);
-  }
+  const LoadedLab& loaded = setup.lab;
+  const LoadedLab& baseline = setup.baseline;
   std::size_t n = 0;
   try {
     n = benchmark_size(4, kBenchmarkCopies);
