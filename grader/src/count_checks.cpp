@@ -173,7 +173,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                               {{"bytes_loaded", "n x sizeof(T), exactly"},
                                {"load_sectors", "at most ceil(bytes / 32) + the load seam sectors measured (the partly "
                                                 "covered sectors at the ends of each contiguous warp-wide run)"},
-                               {"stores", plan.shapes.empty() ? nlohmann::json(0) : nlohmann::json("one value per row")},
+                               {"stores",
+                                plan.shapes.empty() ? nlohmann::json(0) : nlohmann::json("one value per row")},
                                {"atomics", !plan.shapes.empty()       ? "at most one per block, where blocks share rows"
                                            : plan.elements_per_block ? "ceil(n / elements_per_block)"
                                                                      : "one per block launched"},
@@ -290,7 +291,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && &shape == &shapes.back()) {
             const std::string where = rows ? shape_text(shape) : size_text(n);
             summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + where;
-            figures << "  " << (rows ? where : "n = " + std::to_string(n)) << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
+            figures << "  " << (rows ? where : "n = " + std::to_string(n)) << ": load requests " << c.requests[0]
+                    << ", load sectors " << c.sectors[0]
                     << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)"
                     << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
                     << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c))

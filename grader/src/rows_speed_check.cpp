@@ -99,7 +99,9 @@ class TimedMatrix {
 
  private:
   std::size_t columns() const { return as_rows_ ? shape_.columns : shape_.elements(); }
-  const std::vector<Reference>& expected_of(const Matrix& m) const { return as_rows_ ? m.rows : whole_[&m - &inputs_[0]]; }
+  const std::vector<Reference>& expected_of(const Matrix& m) const {
+    return as_rows_ ? m.rows : whole_[static_cast<std::size_t>(&m - &inputs_[0])];
+  }
 
   void prepare(L2Flush& flush) {
     const Matrix& input = inputs_[static_cast<std::size_t>(sample_ % kTimedInputs)];
@@ -254,7 +256,8 @@ Verdict check_rows_speedup(int lab) {
       if (outcome.todo) return failed("not correct yet", lab_title(lab) + " is not implemented yet.\n" + doc_line(lab));
       if (!outcome.ran)
         return failed(fault_summary(classify_fault(outcome.error), shape_text(shape)),
-                      where + " failed: " + outcome.error + "\n" + doc_line(lab, fault_hint(classify_fault(outcome.error).kind)));
+                      where + " failed: " + outcome.error + "\n" +
+                          doc_line(lab, fault_hint(classify_fault(outcome.error).kind)));
       const std::vector<Reference> refs = row_references(matrix, Op::sum);
       if (auto wrong = first_wrong_row(outcome.values, refs, shape.columns, 0, refs.front()))
         return failed("not correct yet", where + " is not correct yet: " + *wrong +
@@ -263,7 +266,8 @@ Verdict check_rows_speedup(int lab) {
     }
     std::vector<ShapeTimes> times;
     try {
-      for (const Shape& shape : shapes) times.push_back(time_shape(lab_module, baseline_module, shape, sample_count(), figures));
+      for (const Shape& shape : shapes)
+        times.push_back(time_shape(lab_module, baseline_module, shape, sample_count(), figures));
     } catch (const TimedWrong& wrong) {
       return failed("timed result wrong",
                     wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
@@ -296,11 +300,20 @@ Verdict check_rows_speedup(int lab) {
         worst_shape = shape_text(t.shape);
       }
     }
-    message << "  copy bandwidth " << format("%.0f GB/s", copy / 1e9) << " (bytes read + written by a device-to-device copy)\n"
+    message << "  copy bandwidth " << format("%.0f GB/s", copy / 1e9)
+            << " (bytes read + written by a device-to-device copy)\n"
             << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
             << "'s speed at every shape\n";
     figures["ratio"] = worst;
-    const std::string summary = format("%.2fx", worst) + " @" + worst_shape + " (min " + format("%.2fx", required) + ")";
+    // The worst shape's figures stand for the lab where one figure is read (the staircase, ./lab calibrate).
+    for (const nlohmann::json& entry : figures["shapes"])
+      if (shape_text({entry["rows"].get<std::size_t>(), entry["columns"].get<std::size_t>()}) == worst_shape) {
+        figures["lab"] = entry["lab"];
+        figures["baseline"] = entry["baseline"];
+        figures["baseline"]["name"] = "your " + lab_title(base_lab) + ", as one vector, at " + worst_shape;
+      }
+    const std::string summary =
+        format("%.2fx", worst) + " @" + worst_shape + " (min " + format("%.2fx", required) + ")";
     if (worst >= required) return pass(summary, message.str(), figures);
     message << "Your kernels are correct, but at " << worst_shape
             << " the device is not kept busy: the shape should pick the mapping.\n" << doc_line(lab);
@@ -308,7 +321,8 @@ Verdict check_rows_speedup(int lab) {
   } catch (const std::exception& e) {
     const Fault fault = classify_fault(e.what());
     return failed(fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "timing"),
-                  lab_title(lab) + " failed while being timed: " + e.what() + "\n" + doc_line(lab, fault_hint(fault.kind)));
+                  lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
+                      doc_line(lab, fault_hint(fault.kind)));
   }
 }
 
