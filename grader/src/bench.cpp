@@ -107,6 +107,11 @@ nlohmann::json run_bench(const BenchPlan& plan) {
   std::vector<Contender> labs;
   const std::size_t smallest = std::size_t{1} << plan.low_log;
   for (int lab = 1; lab <= lab_count(); ++lab) {
+    if (lab_info(lab).kind == LabKind::rows) {
+      // A sweep over vector sizes says nothing of a reduction per row: its table is its own.
+      bench["notes"].push_back(lab_title(lab) + " reduces rows: its table is labgrader --bench-rows (docs/08-rows.md)");
+      continue;
+    }
     const LoadedLab loaded = load_lab(lab, Flavor::plain);
     std::string problem;
     if (!loaded) {

@@ -91,8 +91,10 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
     lab.kind = LabKind::single;
   else if (kind == "generic")
     lab.kind = LabKind::generic;
+  else if (kind == "rows")
+    lab.kind = LabKind::rows;
   else
-    throw bad(where, "'kind' must be multipass, single or generic, not " + kind);
+    throw bad(where, "'kind' must be multipass, single, generic or rows, not " + kind);
   const json& baseline = field(entry, "baseline", where);
   if (baseline == "cpu")
     lab.baseline = 0;
@@ -111,7 +113,7 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
     lab.elements_per_block = optional_count(plan, "elements_per_block", where + ", plan");
     lab.max_barriers_per_block =
         static_cast<unsigned>(optional_count(plan, "max_barriers_per_block", where + ", plan"));
-    if (lab.kind == LabKind::generic) {
+    if (lab.kind == LabKind::generic || lab.kind == LabKind::rows) {
       lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
       lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
     }

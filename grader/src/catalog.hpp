@@ -23,7 +23,8 @@ struct LabInfo {
   std::string revisit;  // the idea a failure points back to, when nothing more precise does
   // How the grader drives it (abi.h): multipass labs are the book's single-block kernels, n a
   // power of two, their requests equal to the book kernel's model; single and generic labs
-  // reduce any n in one call and are held to traffic bounds (generic: every type and op).
+  // reduce any n in one call and are held to traffic bounds (generic: every type and op); row
+  // labs reduce each row of any m x n matrix, every type and op.
   LabKind kind = LabKind::single;
   int baseline = 0;     // the lab it is timed against; 0: the sequential CPU loop of Fig. 10.1
   // Default gates; CMake's REDUCE_LAB_MIN_SPEEDUP_LAB<N> (and _MIN_BANDWIDTH_) override them.

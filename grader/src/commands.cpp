@@ -24,6 +24,7 @@
 #include "gradescope.hpp"
 #include "records.hpp"
 #include "report.hpp"
+#include "rows_speed_check.hpp"
 #include "settings.hpp"
 #include "show/command.hpp"
 #include "table.hpp"
@@ -360,6 +361,34 @@ int bench_command(int argc, char** argv) {
   });
 }
 
+constexpr const char* kBenchRowsUsage = "labgrader --bench-rows OUT_DIR";
+
+// Lab 8's table (docs/08-rows.md): the lab's module against CUB's segmented reduction and the
+// copy bandwidth, one row length per line, m filling 2^26 floats.
+int bench_rows_command(int argc, char** argv) {
+  if (argc != 3) throw UsageError(std::string("usage: ") + kBenchRowsUsage);
+  std::string why;
+  if (!gpu_present(&why)) throw UsageError("the rows table needs a usable GPU: " + why);
+  const LoadedLab lab = load_lab(8, Flavor::plain);
+  if (!lab) throw UsageError("lab 8 cannot be loaded: " + lab.problem);
+  const nlohmann::json table = bench_rows(lab.info, sample_count());
+  const double copy = table["copy_gbs"].get<double>();
+  std::printf("%s, %d samples each, float sums; copy bandwidth %.0f GB/s\n%12s %10s %14s %14s %8s\n",
+              table["device"].get<std::string>().c_str(), table["samples"].get<int>(), copy, "m", "n",
+              "lab 8 GB/s", "CUB GB/s", "vs CUB");
+  for (const nlohmann::json& shape : table["shapes"]) {
+    const double lab_gbs = shape["lab"]["gbs"].get<double>();
+    const double cub_gbs = shape.contains("cub") ? shape["cub"]["gbs"].get<double>() : 0;
+    std::printf("%12zu %10zu %9.0f (%2.0f%%) %9.0f (%2.0f%%) %7.2fx\n", shape["rows"].get<std::size_t>(),
+                shape["columns"].get<std::size_t>(), lab_gbs, 100 * lab_gbs / copy, cub_gbs, 100 * cub_gbs / copy,
+                cub_gbs > 0 ? lab_gbs / cub_gbs : 0.0);
+  }
+  const std::filesystem::path out = argv[2];
+  write_json((out / "rows.json").string(), table);
+  std::printf("\nTable: %s\n", (out / "rows.json").string().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int record_device_figures() {
@@ -395,6 +424,7 @@ int run_command(int argc, char** argv) {
     }
     if (command == "--calibrate") return calibrate_command(argc, argv);
     if (command == "--bench") return bench_command(argc, argv);
+    if (command == "--bench-rows") return bench_rows_command(argc, argv);
     if (command == "--show") return show::show_command(argc, argv);
     if (command == "--show-docs") return show::show_docs_command(argc, argv);
     if (command == "--probe-gpu") {

@@ -22,8 +22,9 @@ std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high) {
 }
 
 std::size_t case_count(const CorrectnessPlan& plan) {
-  return (plan.sizes.size() + plan.special_sizes.size() * plan.special_patterns.size()) * plan.dtypes.size() *
-         plan.ops.size();
+  return (plan.sizes.size() + plan.shapes.size() +
+          (plan.special_sizes.size() + plan.special_shapes.size()) * plan.special_patterns.size()) *
+         plan.dtypes.size() * plan.ops.size();
 }
 
 namespace {
@@ -31,12 +32,13 @@ namespace {
 struct Case {
   DType dtype;
   Op op;
-  std::size_t n;
+  std::size_t n;  // elements in the input
   Pattern pattern;
-  std::string label;  // "n = 31", "float max n = 31"
+  std::string label;  // "n = 31", "float max n = 31", "float max 70000 x 3"
+  std::size_t rows = 0;  // row labs: the input's rows; 0 otherwise
   std::string where() const {
-    return std::string(dtype_name(dtype)) + " " + op_name(op) + ", n = " + std::to_string(n) + ", " +
-           pattern_name(pattern, dtype, op);
+    const std::string size = rows ? shape_text({rows, n / rows}) : "n = " + std::to_string(n);
+    return std::string(dtype_name(dtype)) + " " + op_name(op) + ", " + size + ", " + pattern_name(pattern, dtype, op);
   }
 };
 
@@ -44,6 +46,7 @@ struct WrongCase {
   Case what;
   std::string text;  // "got 1, expected 2"
   double got = 0;
+  std::size_t row = 0;  // row labs: the first wrong row, whose result `got` is
   bool checked_order = false;  // run again under other thread orders (emulator)
   std::string race;            // what those runs gave, when the result depended on the order
   unsigned long long blocks = 0;  // blocks the case launched (the first pass's, for labs 1-3)
@@ -65,7 +68,8 @@ constexpr int kWrongCasesRunAgain = 3;  // enough to tell a race; each costs kOt
 // Float results that differ only within the tolerance count as the same: blocks' atomics
 // add in whatever order the worker threads finish, whatever the seed.
 void run_under_other_orders(LabRunner& runner, const HostArray& input, const Reference& ref, WrongCase& wrong) {
-  const double allowed = tolerance(ref, input.dtype, input.n);
+  const std::size_t n = input.n / input.rows;  // the elements the wrong value reduced
+  const double allowed = tolerance(ref, input.dtype, n);
   std::vector<std::string> results{"seed " + thread_order::hex(thread_order::process_seed()) + " gave " +
                                    value_text(wrong.got)};
   bool differs = false, right_somewhere = false;
@@ -77,12 +81,12 @@ void run_under_other_orders(LabRunner& runner, const HostArray& input, const Ref
       differs = true;
       gave = fault_name(classify_fault(outcome.error).kind);
     } else {
-      const bool same = (std::isnan(outcome.value) && std::isnan(wrong.got)) ||
-                        std::fabs(outcome.value - wrong.got) <= allowed;
-      right_somewhere = right_somewhere || compare(outcome.value, ref, input.dtype, input.n).ok;
+      const double value = outcome.values.at(wrong.row);
+      const bool same = (std::isnan(value) && std::isnan(wrong.got)) || std::fabs(value - wrong.got) <= allowed;
+      right_somewhere = right_somewhere || compare(value, ref, input.dtype, n).ok;
       differs = differs || !same;
       if (same) continue;  // the list shows the results that differ
-      gave = value_text(outcome.value);
+      gave = value_text(value);
     }
     if (results.size() < 4) results.push_back("seed " + thread_order::hex(seed) + " gave " + gave);
   }
@@ -146,9 +150,12 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           continue;
         }
         LabRunner runner(module, dtype, op, Flavor::plain);
-        auto run_case = [&](std::size_t n, Pattern pattern) {
-          const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n)};
-          const HostArray input = make_input(pattern, dtype, n);
+        const bool rows = module->kind == LabKind::rows;
+        auto run_case = [&](Shape shape, Pattern pattern) {
+          const std::size_t n = shape.elements();
+          const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n, shape.rows),
+                          rows ? shape.rows : 0};
+          const HostArray input = make_matrix(pattern, dtype, shape);
           thread_order::use(thread_order::process_seed());  // every case replays from one seed
           const RunOutcome outcome = runner.reduce(input);
           ++cases;
@@ -160,25 +167,41 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
             fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
             throw Stop{};  // a kernel fault can leave the device unusable; stop here
           }
-          const Reference ref = reference(input, op);
-          const Comparison cmp = compare(outcome.value, ref, dtype, n);
-          if (cmp.ok) {
+          const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
+          std::size_t wrong_rows = 0, first_wrong = 0;
+          Comparison cmp;
+          for (std::size_t r = 0; r < refs.size(); ++r) {
+            Comparison row = compare(outcome.values.at(r), refs[r], dtype, shape.columns);
+            if (row.ok) continue;
+            if (wrong_rows++ == 0) {
+              first_wrong = r;
+              cmp = std::move(row);
+            }
+          }
+          if (wrong_rows == 0) {
             power_of_two_passed = power_of_two_passed || is_power_of_two(n);
             one_block_passed = one_block_passed || outcome.launches.blocks == 1;
             return true;
           }
-          WrongCase w{what, cmp.text, outcome.value, false, {}, outcome.launches.blocks};
+          if (rows)
+            cmp.text = std::to_string(wrong_rows) + " of " + std::to_string(shape.rows) + " rows wrong; row " +
+                       std::to_string(first_wrong) + ": " + cmp.text;
+          WrongCase w{what, cmp.text, outcome.values.at(first_wrong), first_wrong, false, {}, outcome.launches.blocks};
           const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),
                                                              [](const WrongCase& x) { return x.checked_order; }));
-          if (thread_order::available() && checked < kWrongCasesRunAgain) run_under_other_orders(runner, input, ref, w);
+          if (thread_order::available() && checked < kWrongCasesRunAgain)
+            run_under_other_orders(runner, input, refs[first_wrong], w);
           wrong.push_back(std::move(w));
           return false;
         };
+        std::vector<Shape> shapes = plan.shapes, special_shapes = plan.special_shapes;
+        for (std::size_t n : plan.sizes) shapes.push_back({1, n});
+        for (std::size_t n : plan.special_sizes) special_shapes.push_back({1, n});
         int wrong_random = 0;
-        for (std::size_t n : plan.sizes)
-          if (!run_case(n, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
-        for (std::size_t n : plan.special_sizes)
-          for (Pattern pattern : plan.special_patterns) run_case(n, pattern);
+        for (Shape shape : shapes)
+          if (!run_case(shape, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
+        for (Shape shape : special_shapes)
+          for (Pattern pattern : plan.special_patterns) run_case(shape, pattern);
       }
     }
   } catch (const Stop&) {
@@ -195,6 +218,8 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
       {"special_sizes", plan.special_sizes},
       {"thresholds", {{"tolerance", "2 x ceil(log2 n) x eps(type) x sum|x|; exact where no order of additions rounds"},
                       {"stop_after_wrong", plan.stop_after_wrong}}}};
+  for (const Shape& shape : plan.shapes) figures["shapes"].push_back({shape.rows, shape.columns});
+  for (const Shape& shape : plan.special_shapes) figures["special_shapes"].push_back({shape.rows, shape.columns});
   for (DType dtype : plan.dtypes) figures["dtypes"].push_back(dtype_name(dtype));
   for (Op op : plan.ops) figures["ops"].push_back(op_name(op));
   for (std::size_t i = 0; i < wrong.size() && i < 8; ++i) {

@@ -14,6 +14,9 @@ namespace reduce_lab::grader {
 struct CorrectnessPlan {
   std::vector<std::size_t> sizes;              // every size, with random inputs
   std::vector<std::size_t> special_sizes;      // sizes that also get the other patterns
+  // Row labs: the matrices, in place of sizes and special sizes.
+  std::vector<Shape> shapes;
+  std::vector<Shape> special_shapes;
   std::vector<Pattern> special_patterns;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
@@ -22,7 +25,8 @@ struct CorrectnessPlan {
   Origin origin = Origin::graded;
 };
 
-// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops.
+// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops
+// (shapes in place of sizes for a row lab).
 std::size_t case_count(const CorrectnessPlan& plan);
 
 // Powers of two from `low` to `high`.

@@ -68,6 +68,30 @@ std::string shared_lines(const SharedJudgement& tree) {
   return text;
 }
 
+// Row labs: each row's result is written once, and only by its own warp or block, or by the
+// blocks that share the row. Counted in lanes: a store or an atomic of one lane writes one value.
+template <class Found>
+void judge_row_writes(const Counters& c, std::size_t rows, unsigned long long blocks, Found&& found) {
+  const unsigned long long stores = c.active_lanes[static_cast<int>(Access::store)];
+  const unsigned long long atomics = c.active_lanes[static_cast<int>(Access::atomic)];
+  const std::string m = std::to_string(rows);
+  if (stores > rows)
+    found(TrafficProblem::row_stores, "values stored " + std::to_string(stores) + ", expected at most " + m +
+                                          " (one per row; partial results belong in registers and shared memory)");
+  else if (atomics == 0 && stores != rows)
+    found(TrafficProblem::row_stores, "values stored " + std::to_string(stores) + ", expected " + m + " (one per row)");
+  if (atomics > 0 && blocks <= rows)
+    found(TrafficProblem::row_atomics, "atomics " + std::to_string(atomics) + " with " + std::to_string(blocks) +
+                                           " block(s) for " + m + " rows, expected none (no row is shared by blocks)");
+  else if (atomics > blocks)
+    found(TrafficProblem::row_atomics, "atomics " + std::to_string(atomics) + ", expected at most " +
+                                           std::to_string(blocks) + " (one per block launched)");
+  else if (atomics > 0 && stores + atomics < rows)
+    found(TrafficProblem::row_stores, "values stored " + std::to_string(stores) + " and atomics " +
+                                          std::to_string(atomics) + ", expected every one of the " + m +
+                                          " rows written");
+}
+
 }  // namespace
 
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin) {
@@ -163,18 +187,25 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                               {{"bytes_loaded", "n x sizeof(T), exactly"},
                                {"load_sectors", "at most ceil(bytes / 32) + the load seam sectors measured (the partly "
                                                 "covered sectors at the ends of each contiguous warp-wide run)"},
-                               {"stores", 0},
-                               {"atomics", plan.elements_per_block ? "ceil(n / elements_per_block)" : "one per block launched"},
+                               {"stores",
+                                plan.shapes.empty() ? nlohmann::json(0) : nlohmann::json("one value per row")},
+                               {"atomics", !plan.shapes.empty()       ? "at most one per block, where blocks share rows"
+                                           : plan.elements_per_block ? "ceil(n / elements_per_block)"
+                                                                     : "one per block launched"},
                                {"elements_per_block", plan.elements_per_block},
                                {"max_barriers_per_block", plan.max_barriers_per_block}}}};
   try {
+    const bool rows = loaded.info->kind == LabKind::rows;
     for (DType dtype : plan.dtypes) {
       for (Op op : plan.ops) {
         LabRunner runner(loaded.info, dtype, op);
-        for (std::size_t n : plan.sizes) {
-          const std::string label = case_label(loaded.info->kind, dtype, op, n);
+        std::vector<Shape> shapes = plan.shapes;
+        for (std::size_t n : plan.sizes) shapes.push_back({1, n});
+        for (const Shape& shape : shapes) {
+          const std::size_t n = shape.elements();
+          const std::string label = case_label(loaded.info->kind, dtype, op, n, shape.rows);
           thread_order::use(thread_order::process_seed());
-          const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n));
+          const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape));
           if (outcome.todo) return not_implemented(lab, plan.origin);
           if (!outcome.ran) return counting_fault(lab, label, outcome.error, false);
           ++cases;
@@ -221,19 +252,23 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
             found(TrafficProblem::loads_missing, "load sectors " + std::to_string(c.sectors[0]) + ", expected " +
                                                      sector_rule + ": some bytes are never loaded");
           }
-          if (c.requests[1] != 0)
-            found(TrafficProblem::stores, "store requests " + std::to_string(c.requests[1]) +
-                                              ", expected 0 (partial results belong in registers and shared memory)");
-          // Fewer atomics than blocks, and stores instead: the blocks store (or +=) their results,
-          // which also explains the stores (and a +='s extra loads) listed above.
-          const bool stored_instead = c.requests[2] < atomics && c.requests[1] > 0;
-          if (c.requests[2] != atomics)
-            found(stored_instead ? TrafficProblem::block_result_stored : TrafficProblem::atomics,
-                  "atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
-                      " (one per block" +
-                      (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block"
-                                               : std::string(" launched")) +
-                      ")");
+          if (rows) {
+            judge_row_writes(c, shape.rows, outcome.launches.blocks, found);
+          } else {
+            if (c.requests[1] != 0)
+              found(TrafficProblem::stores, "store requests " + std::to_string(c.requests[1]) +
+                                                ", expected 0 (partial results belong in registers and shared memory)");
+            // Fewer atomics than blocks, and stores instead: the blocks store (or +=) their results,
+            // which also explains the stores (and a +='s extra loads) listed above.
+            const bool stored_instead = c.requests[2] < atomics && c.requests[1] > 0;
+            if (c.requests[2] != atomics)
+              found(stored_instead ? TrafficProblem::block_result_stored : TrafficProblem::atomics,
+                    "atomic requests " + std::to_string(c.requests[2]) + ", expected " + std::to_string(atomics) +
+                        " (one per block" +
+                        (plan.elements_per_block ? ", " + std::to_string(plan.elements_per_block) + " elements a block"
+                                                 : std::string(" launched")) +
+                        ")");
+          }
           if (plan.max_barriers_per_block && barriers > plan.max_barriers_per_block)
             found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
                                                 std::to_string(plan.max_barriers_per_block));
@@ -249,6 +284,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
               {{"dtype", dtype_name(dtype)},
                {"op", op_name(op)},
                {"n", n},
+               {"rows", shape.rows},
                {"launches", {{"launches", outcome.launches.launches},
                              {"blocks", outcome.launches.blocks},
                              {"warps", outcome.launches.warps}}},
@@ -257,14 +293,18 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                              {"ideal_load_sectors", sectors},
                              {"load_seam_sectors", seams},
                              {"max_load_sectors", allowed_sectors},
-                             {"atomics", atomics},
+                             {"atomics", rows ? nlohmann::json("at most one per block, where blocks share rows")
+                                              : nlohmann::json(atomics)},
                              {"max_barriers_per_block", plan.max_barriers_per_block}}},
                {"ok", wrong.empty()}});
           if (!wrong.empty() && problems.tellp() < 2000)
-            problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", n = " << n << ":\n" << wrong;
-          if (dtype == plan.dtypes.front() && op == plan.ops.front() && n == plan.sizes.back()) {
-            summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + size_text(n);
-            figures << "  n = " << n << ": load requests " << c.requests[0] << ", load sectors " << c.sectors[0]
+            problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", "
+                     << (rows ? shape_text(shape) : "n = " + std::to_string(n)) << ":\n" << wrong;
+          if (dtype == plan.dtypes.front() && op == plan.ops.front() && &shape == &shapes.back()) {
+            const std::string where = rows ? shape_text(shape) : size_text(n);
+            summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + where;
+            figures << "  " << (rows ? where : "n = " + std::to_string(n)) << ": load requests " << c.requests[0]
+                    << ", load sectors " << c.sectors[0]
                     << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)"
                     << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "
                     << format("%.2f", barriers) << ", SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(c))

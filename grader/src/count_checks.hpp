@@ -23,6 +23,9 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
 // another: Counters::seam_sectors), no stores, and the atomics and barriers the lesson promises.
 struct TrafficPlan {
   std::vector<std::size_t> sizes;
+  // Row labs: the matrices counted, in place of sizes. Each row's result is written once: one
+  // store per row, or where blocks share rows, one atomic per block (and more blocks than rows).
+  std::vector<Shape> shapes;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
   // Elements one block covers, for "one atomic per block": atomics = ceil(n / this).

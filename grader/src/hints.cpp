@@ -80,6 +80,8 @@ const char* traffic_summary(TrafficProblem problem) {
     case TrafficProblem::uncoalesced: return "uncoalesced";
     case TrafficProblem::stores: return "stores of partials";
     case TrafficProblem::atomics: return "atomics";
+    case TrafficProblem::row_stores: return "stores per row";
+    case TrafficProblem::row_atomics: return "atomics per row";
     case TrafficProblem::barriers: return "barriers";
     case TrafficProblem::shared_memory: return "shared memory";
   }
@@ -110,6 +112,12 @@ std::string traffic_hint(TrafficProblem problem, bool generic_ops, int lab) {
              "atomic.";
     case TrafficProblem::atomics:
       return one_atomic + ": one thread combines the block's result into output, after the block's tree.";
+    case TrafficProblem::row_stores:
+      return "one store per row: after a row's reduction, one lane (or thread) writes out[row]; partial results "
+             "stay in registers and shared memory, and nothing else of out is written.";
+    case TrafficProblem::row_atomics:
+      return "atomics only where several blocks share a row, one per block "
+             "(reduce_lab::atomic_combine<Op>(out + row, value)); a row that one warp or block reduces is stored.";
     case TrafficProblem::barriers:
       return idea_to_revisit(lab);  // a lab whose barriers are bounded names them in its own idea
     case TrafficProblem::shared_memory:

@@ -48,6 +48,8 @@ enum class TrafficProblem {
   uncoalesced,
   stores,
   atomics,
+  row_stores,   // row labs: not exactly one store per row (where no block shares its row)
+  row_atomics,  // row labs: atomics where no row is shared, or more than one per block
   barriers,
   shared_memory,  // the tree has bank conflicts or divergent owners' idle lanes (shared_checks.hpp)
 };

@@ -38,6 +38,14 @@ std::string size_text(std::size_t n) {
   return std::to_string(n);
 }
 
+std::string shape_text(Shape shape) {
+  auto text = [](std::size_t x) {
+    // One past a power of two reads as one: 2^20+1.
+    return x > 2 && ((x - 1) & (x - 2)) == 0 ? size_text(x - 1) + "+1" : size_text(x);
+  };
+  return text(shape.rows) + " x " + text(shape.columns);
+}
+
 const char* dtype_name(DType dtype) {
   switch (dtype) {
     case DType::f32: return "float";
@@ -168,6 +176,12 @@ HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned varia
   fill_chunks(0, threads);
   for (std::thread& worker : workers) worker.join();
   return array;
+}
+
+HostArray make_matrix(Pattern pattern, DType dtype, Shape shape, unsigned variant) {
+  HostArray matrix = make_input(pattern, dtype, shape.elements(), variant);
+  matrix.rows = shape.rows;
+  return matrix;
 }
 
 }  // namespace reduce_lab::grader

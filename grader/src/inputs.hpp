@@ -27,6 +27,7 @@ const char* pattern_name(Pattern pattern, DType dtype, Op op = Op::sum);
 struct HostArray {
   DType dtype = DType::f32;
   std::size_t n = 0;
+  std::size_t rows = 1;  // row labs: a row-major matrix of rows x (n / rows) elements
   std::vector<unsigned char> bytes;
   const void* data() const { return bytes.data(); }
   void* data() { return bytes.data(); }
@@ -36,6 +37,15 @@ std::size_t dtype_bytes(DType dtype);
 const char* dtype_name(DType dtype);
 // n as messages and charts print it: 2^k for a power of two from 2 up, else the number.
 std::string size_text(std::size_t n);
+
+// A matrix of a row lab (lab 8): rows x columns elements, row-major. The other labs' n is 1 x n.
+struct Shape {
+  std::size_t rows = 1;
+  std::size_t columns = 0;
+  std::size_t elements() const { return rows * columns; }
+};
+// "1000 x 1000", "2^20+1 x 2"
+std::string shape_text(Shape shape);
 const char* op_name(Op op);
 
 // The seed of this process: REDUCE_LAB_SEED when set, otherwise random.
@@ -49,5 +59,7 @@ std::string replay_command(int lab);
 // Deterministic for a given (process seed, pattern, dtype, n, variant). Variants are inputs
 // of the same kind with other contents (the speed test alternates between them).
 HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned variant = 0);
+// The same, as a matrix: make_input of shape.elements() elements, read as shape.rows rows.
+HostArray make_matrix(Pattern pattern, DType dtype, Shape shape, unsigned variant = 0);
 
 }  // namespace reduce_lab::grader

@@ -162,9 +162,9 @@ class WatchdogThread {
 
 }  // namespace
 
-std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n) {
-  const std::string size = "n = " + std::to_string(n);
-  if (kind != LabKind::generic) return size;
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows) {
+  const std::string size = kind == LabKind::rows ? shape_text({rows, n / rows}) : "n = " + std::to_string(n);
+  if (kind == LabKind::multipass || kind == LabKind::single) return size;
   return std::string(dtype_name(dtype)) + " " + op_name(op) + " " + size;
 }
 
@@ -178,37 +178,40 @@ LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor
     : module_(module), dtype_(dtype), op_(op), count_(module->counting != 0 && flavor == Flavor::counted),
       counters_(1, sizeof(Counters)) {}
 
-void LabRunner::note_case(std::size_t n) const {
-  supervision::note_case(case_label(module_->kind, dtype_, op_, n));
+void LabRunner::note_case(std::size_t n, std::size_t rows) const {
+  supervision::note_case(case_label(module_->kind, dtype_, op_, n, rows));
 }
 
 RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
   RunOutcome outcome;
   const std::string title = lab_title(module_->lab);
   const bool multipass = module_->kind == LabKind::multipass;
+  const std::size_t rows = module_->kind == LabKind::rows ? input.rows : 1;
   const bool count = count_;
   const std::size_t element = dtype_bytes(dtype_);
-  note_case(input.n);
+  const std::string label = case_label(module_->kind, dtype_, op_, input.n, rows);
+  note_case(input.n, rows);
   try {
     if (count) check(cudaMemset(counters_.data(), 0, sizeof(Counters)), "zeroing the counters");
     DeviceBuffer in(input.n, element);
     in.upload(input.data(), input.n * element);
     std::size_t remaining = input.n;
     do {
-      DeviceBuffer out(multipass ? std::max<std::size_t>(remaining / 2, 1) : 1, element);
+      DeviceBuffer out(multipass ? std::max<std::size_t>(remaining / 2, 1) : rows, element);
       out.poison();
       Call call{};
       call.dtype = dtype_;
       call.op = op_;
       call.input = in.data();
-      call.n = remaining;
+      call.n = remaining / rows;
+      call.rows = rows;
       call.output = out.data();
       call.output_capacity = out.count();
       call.device_counters = count ? static_cast<Counters*>(counters_.data()) : nullptr;
       call.synchronize = 1;
       int status;
       {
-        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, input.n));
+        Watchdog watchdog(module_->lab, remaining, label);
         status = module_->run(&call);
       }
       outcome.passes += 1;
@@ -239,9 +242,8 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
         in = std::move(exact);
       }
     } while (remaining > 1 && !first_pass_only);
-    unsigned char value[8] = {};
-    in.download(value, element);
-    outcome.value = value_of(dtype_, value);
+    outcome.values = read_values(in, rows);
+    outcome.value = outcome.values.front();
     if (count) counters_.download(&outcome.counters, sizeof(Counters));
     outcome.ran = true;
   } catch (const std::exception& e) {
@@ -250,11 +252,21 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
   return outcome;
 }
 
-void LabRunner::allocate_for_timing(std::size_t n) {
+std::vector<double> LabRunner::read_values(const DeviceBuffer& buffer, std::size_t count) const {
+  const std::size_t element = dtype_bytes(dtype_);
+  std::vector<unsigned char> bytes(count * element);
+  buffer.download(bytes.data(), bytes.size());
+  std::vector<double> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = value_of(dtype_, bytes.data() + i * element);
+  return values;
+}
+
+void LabRunner::allocate_for_timing(std::size_t n, std::size_t rows) {
   n_ = n;
+  rows_ = module_->kind == LabKind::rows ? rows : 1;
   const bool multipass = module_->kind == LabKind::multipass;
   input_ = DeviceBuffer(n, dtype_bytes(dtype_));
-  work_ = DeviceBuffer(multipass ? std::max<std::size_t>(n / 2, 1) : 1, dtype_bytes(dtype_));
+  work_ = DeviceBuffer(multipass ? std::max<std::size_t>(n / 2, 1) : rows_, dtype_bytes(dtype_));
 }
 
 void LabRunner::load(const DeviceBuffer& source) {
@@ -273,12 +285,11 @@ RunOutcome LabRunner::finish() {
   if (!outcome.ran) return outcome;
   try {
     {
-      Watchdog watchdog(module_->lab, n_, case_label(module_->kind, dtype_, op_, n_));
+      Watchdog watchdog(module_->lab, n_, case_label(module_->kind, dtype_, op_, n_, rows_));
       check(cudaDeviceSynchronize(), "running the timed kernels");
     }
-    unsigned char value[8] = {};
-    result_->download(value, dtype_bytes(dtype_));
-    outcome.value = value_of(dtype_, value);
+    outcome.values = read_values(*result_, rows_);
+    outcome.value = outcome.values.front();
   } catch (const std::exception& e) {
     outcome.ran = false;
     outcome.error = e.what();
@@ -288,7 +299,7 @@ RunOutcome LabRunner::finish() {
 
 RunOutcome LabRunner::run_timed_passes() {
   RunOutcome outcome;
-  note_case(n_);
+  note_case(n_, rows_);
   try {
     // Ping-pong: pass 1 reads the input and writes work_, pass 2 reads work_ and writes the
     // input's buffer, and so on (timing needs no exact allocations: it is checked beforehand).
@@ -301,13 +312,14 @@ RunOutcome LabRunner::run_timed_passes() {
       call.dtype = dtype_;
       call.op = op_;
       call.input = in->data();
-      call.n = remaining;
+      call.n = remaining / rows_;
+      call.rows = rows_;
       call.output = out->data();
       call.output_capacity = out->count();
       call.synchronize = 0;
       int status;
       {
-        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, n_));
+        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, n_, rows_));
         status = module_->run(&call);
       }
       outcome.passes += 1;

@@ -3,12 +3,13 @@
 //
 // Every checked run allocates exactly what the call may touch, each in its own cudaMalloc:
 // n input elements, and as outputs max(n/2, 1) values for a pass of a multipass lab or the
-// one value output[0] of the other labs. A read past n is then past the end of an
+// one value output[0] of the other labs (a row lab: one value per row). A read past n is then past the end of an
 // allocation, which the emulator and compute-sanitizer memcheck report as out of bounds at
 // the first size where it happens, instead of reading what an earlier case left there.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "device.hpp"
 #include "inputs.hpp"
@@ -21,14 +22,15 @@ struct RunOutcome {
   std::string error;         // the fault, when !ran
   bool todo = false;         // the kernel still runs REDUCE_LAB_TODO()
   double value = 0;          // output[0] after the last pass
+  std::vector<double> values;  // row labs: output[r] of every row r
   Counters counters{};       // counting flavours only
   LaunchStats launches{};
   unsigned passes = 0;
 };
 
 // How a case is named in summaries: "n = 31", or "float max n = 31" for a lab that takes
-// every type and op.
-std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n);
+// every type and op, "float max 70000 x 3" for a row lab (n elements in `rows` rows).
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows = 1);
 
 class LabRunner {
  public:
@@ -37,7 +39,8 @@ class LabRunner {
   // counted, docs/emulator.md).
   LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor = Flavor::counted);
 
-  // Reduces `input` to one value in exact allocations, checking every pass.
+  // Reduces `input` to one value in exact allocations, checking every pass (a row lab: each
+  // of input.rows rows to one value).
   // `first_pass_only` stops after one call (the counters of labs 1-3 are graded on one pass).
   RunOutcome reduce(const HostArray& input, bool first_pass_only = false);
 
@@ -45,7 +48,7 @@ class LabRunner {
   // copies a device input into the buffer the lab is given (the same address every time:
   // labs 1-2 overwrite it) and poisons the outputs; enqueue() issues every pass without
   // waiting; finish() waits and reads output[0].
-  void allocate_for_timing(std::size_t n);
+  void allocate_for_timing(std::size_t n, std::size_t rows = 1);
   void load(const DeviceBuffer& source);
   // Overwrites one element of the loaded input (bytes of the runner's type).
   void set_input_element(std::size_t index, const void* element);
@@ -56,13 +59,16 @@ class LabRunner {
 
  private:
   RunOutcome run_timed_passes();
-  void note_case(std::size_t n) const;
+  void note_case(std::size_t n, std::size_t rows) const;
+  // The first `count` values of a device buffer of the runner's type.
+  std::vector<double> read_values(const DeviceBuffer& buffer, std::size_t count) const;
 
   const ModuleInfo* module_;
   DType dtype_;
   Op op_;
   bool count_;
   std::size_t n_ = 0;
+  std::size_t rows_ = 1;
   DeviceBuffer input_, work_, counters_;
   const DeviceBuffer* result_ = nullptr;  // where the last timed pass left output[0]
   RunOutcome pending_;

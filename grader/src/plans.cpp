@@ -24,13 +24,34 @@ CorrectnessPlan any_size_plan() {
   return plan;
 }
 
+CorrectnessPlan any_shape_plan() {
+  constexpr std::size_t twenty = std::size_t{1} << 20;
+  CorrectnessPlan plan;
+  plan.shapes = {{1, 1}, {1, 2}, {1, 7}, {1, 1000007}, {100003, 1}, {70000, 3}, {3, 100003}, {1000, 1000},
+                 {twenty + 1, 2}, {40, 5000}, {300, 5000}, {1100, 5000}};
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{32}, std::size_t{33},
+                        std::size_t{1000}, std::size_t{4097}})
+    plan.shapes.push_back({257, n});
+#if !defined(REDUCE_LAB_EMU)
+  plan.shapes.push_back({1, std::size_t{1} << 28});  // seconds on a GPU, minutes on the emulator
+#endif
+  plan.special_shapes = {{1, 1}, {70000, 3}, {3, 100003}, {1000, 1000}};
+  plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative,
+                           Pattern::large};
+  return plan;
+}
+
+std::vector<Shape> traffic_shapes() {
+  return {{1, 1}, {1, 31}, {1000, 1}, {70000, 3}, {100, 33}, {3, 100003}, {1000, 1000}, {40, 5000}, {1, 1000007}};
+}
+
 std::vector<std::size_t> traffic_sizes() { return {1, 31, 1000, 2049, 1000007, std::size_t{1} << 20}; }
 
 // Every plan follows from the lab's entry in grader/labs.json: its kind and its plan parameters.
 CorrectnessPlan correctness_plan(int lab) {
   const LabInfo& info = lab_info(lab);
   if (info.kind == LabKind::multipass) return power_of_two_plan();
-  CorrectnessPlan plan = any_size_plan();
+  CorrectnessPlan plan = info.kind == LabKind::rows ? any_shape_plan() : any_size_plan();
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
   return plan;
@@ -41,7 +62,10 @@ std::vector<std::size_t> book_request_sizes() { return powers_of_two(2, std::siz
 TrafficPlan traffic_plan(int lab) {
   const LabInfo& info = lab_info(lab);
   TrafficPlan plan;
-  plan.sizes = traffic_sizes();
+  if (info.kind == LabKind::rows)
+    plan.shapes = traffic_shapes();
+  else
+    plan.sizes = traffic_sizes();
   plan.shared_tree_bound = info.shared_tree_bound;
   plan.elements_per_block = info.elements_per_block;
   plan.max_barriers_per_block = info.max_barriers_per_block;
@@ -57,7 +81,10 @@ CorrectnessPlan races_plan(int lab) {
     plan.sizes = {256, 2048, std::size_t{1} << 16};
     return plan;
   }
-  plan.sizes = {1, 3, 31, 1000, 2049, 100003};
+  if (info.kind == LabKind::rows)
+    plan.shapes = {{1, 1}, {5, 7}, {1000, 33}, {3, 1000}, {40, 5000}, {1, 100003}};
+  else
+    plan.sizes = {1, 3, 31, 1000, 2049, 100003};
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
   return plan;

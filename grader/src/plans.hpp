@@ -20,6 +20,14 @@ CorrectnessPlan power_of_two_plan();
 // random inputs, and the other patterns (all-negative too, for max) at a few of them.
 CorrectnessPlan any_size_plan();
 
+// Row labs (8, any m and n): one element, one long row, one tall column, past the grid's y limit
+// (65535 rows) and past 2^20 rows, the row lengths around a warp, and every mapping a reference
+// picks by shape (lanes, a warp, a block, several blocks per row); on a GPU also one row of 2^28.
+CorrectnessPlan any_shape_plan();
+
+// Matrices at which row labs are counted: each mapping, rows that start partway through sectors.
+std::vector<Shape> traffic_shapes();
+
 // Sizes at which single and generic labs are counted: one element, a partial warp, a partial
 // block, many blocks with a ragged end.
 std::vector<std::size_t> traffic_sizes();

@@ -54,15 +54,26 @@ Reference reference_of(const T* x, std::size_t n, Op op) {
   return ref;
 }
 
-}  // namespace
-
-Reference reference(const HostArray& input, Op op) {
+// The reference of the n elements from element `first` of the input.
+Reference reference_at(const HostArray& input, std::size_t first, std::size_t n, Op op) {
   switch (input.dtype) {
-    case DType::f32: return reference_of(static_cast<const float*>(input.data()), input.n, op);
-    case DType::f64: return reference_of(static_cast<const double*>(input.data()), input.n, op);
-    case DType::i32: return reference_of(static_cast<const int*>(input.data()), input.n, op);
+    case DType::f32: return reference_of(static_cast<const float*>(input.data()) + first, n, op);
+    case DType::f64: return reference_of(static_cast<const double*>(input.data()) + first, n, op);
+    case DType::i32: return reference_of(static_cast<const int*>(input.data()) + first, n, op);
   }
   return {};
+}
+
+}  // namespace
+
+Reference reference(const HostArray& input, Op op) { return reference_at(input, 0, input.n, op); }
+
+std::vector<Reference> row_references(const HostArray& input, Op op) {
+  const std::size_t columns = input.n / input.rows;
+  std::vector<Reference> rows;
+  rows.reserve(input.rows);
+  for (std::size_t r = 0; r < input.rows; ++r) rows.push_back(reference_at(input, r * columns, columns, op));
+  return rows;
 }
 
 double tolerance(const Reference& ref, DType dtype, std::size_t n) {

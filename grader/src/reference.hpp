@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "inputs.hpp"
 
@@ -14,6 +15,8 @@ struct Reference {
 };
 
 Reference reference(const HostArray& input, Op op);
+// A matrix's (input.rows rows): the reference of each row, in order.
+std::vector<Reference> row_references(const HostArray& input, Op op);
 
 // Largest accepted |got - value| (design §6): k * ceil(log2 n) * eps(type) * sum|x|, k = 2,
 // which bounds a tree of any shape; 0 when the reference is exact.

@@ -142,39 +142,57 @@ class TimedLab {
 
 std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
 
-Verdict check_speedup(int lab) {
+SpeedSetup prepare_speed_test(int lab) {
+  SpeedSetup setup;
   const double required = minimum_speedup(lab);
   const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
   const int base_lab = lab_info(lab).baseline;  // 0: the CPU loop
   // The thresholds go with every verdict, timed or not, so report.json always says what was asked.
-  nlohmann::json figures = {{"thresholds", {{"min_speedup", required}}}};
-  if (required_fraction) figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
-  auto failed = [&figures](const std::string& summary, const std::string& message) {
-    return fail(summary, message, figures);
+  setup.figures = {{"thresholds", {{"min_speedup", required}}}};
+  if (required_fraction) setup.figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
+  auto refuse = [&setup](const std::string& summary, const std::string& message) {
+    setup.refusal = fail(summary, message, setup.figures);
+    return setup;
   };
-  const LoadedLab loaded = load_lab(lab, Flavor::plain);
-  if (!loaded) return fail(not_loadable(lab, loaded).summary, loaded.problem, figures);
+  setup.lab = load_lab(lab, Flavor::plain);
+  if (!setup.lab) return refuse(not_loadable(lab, setup.lab).summary, setup.lab.problem);
   // Timed only when every check found the lab correct, and only the code they saw (design §13).
-  if (auto refusal = build_dependent_code(lab)) return failed(refusal->summary, refusal->message);
+  if (auto refusal = build_dependent_code(lab)) return refuse(refusal->summary, refusal->message);
   // Why the CPU emulator's verdict is missing, where it is not required: the figure then rests on the GPU alone.
-  std::string gpu_alone, baseline_gpu_alone;
-  if (auto refusal = verdict_refusal(lab, built_backend(), &gpu_alone))
-    return failed(refusal->summary, refusal->message);
-  const bool emulator_judged = gpu_alone.empty();
-  LoadedLab baseline;
+  if (auto refusal = verdict_refusal(lab, built_backend(), &setup.gpu_alone))
+    return refuse(refusal->summary, refusal->message);
   if (base_lab > 0) {
-    baseline = load_lab(base_lab, Flavor::plain);
-    if (!baseline)
-      return failed("baseline lab " + std::to_string(base_lab) + " missing",
+    setup.baseline = load_lab(base_lab, Flavor::plain);
+    if (!setup.baseline)
+      return refuse("baseline lab " + std::to_string(base_lab) + " missing",
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
-                        ", which cannot be run yet:\n" + baseline.problem);
+                        ", which cannot be run yet:\n" + setup.baseline.problem);
+    std::string baseline_gpu_alone;
     if (auto refusal = verdict_refusal(base_lab, built_backend(), &baseline_gpu_alone))
-      return failed("baseline lab " + std::to_string(base_lab) +
+      return refuse("baseline lab " + std::to_string(base_lab) +
                         (refusal->summary == "not correct yet" ? " not correct" : ": " + refusal->summary),
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) +
                         (refusal->summary == "not correct yet" ? ", which is not correct yet: " : ":\n") +
                         refusal->message);
+    if (setup.gpu_alone.empty()) setup.gpu_alone = baseline_gpu_alone;
   }
+  return setup;
+}
+
+Verdict check_speedup(int lab) {
+  SpeedSetup setup = prepare_speed_test(lab);
+  if (setup.refusal) return *setup.refusal;
+  nlohmann::json& figures = setup.figures;
+  const double required = minimum_speedup(lab);
+  const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
+  const int base_lab = lab_info(lab).baseline;
+  auto failed = [&figures](const std::string& summary, const std::string& message) {
+    return fail(summary, message, figures);
+  };
+  const LoadedLab& loaded = setup.lab;
+  const LoadedLab& baseline = setup.baseline;
+  const std::string& gpu_alone = setup.gpu_alone;
+  const bool emulator_judged = gpu_alone.empty();
   std::size_t n = 0;
   try {
     n = benchmark_size(4, kBenchmarkCopies);
@@ -284,7 +302,6 @@ Verdict check_speedup(int lab) {
             << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
             << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n"
             << traffic_note << "\n";
-    if (gpu_alone.empty()) gpu_alone = baseline_gpu_alone;
     if (!gpu_alone.empty())
       message << "GPU alone: " << gpu_alone << ". This figure rests on the GPU's own correctness verdicts, which a "
               << "barrier in a divergent branch can pass (the emulator reports it as a deadlock).\n";

@@ -4,6 +4,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "modules.hpp"
 
 #include "verdict.hpp"
 
@@ -16,6 +21,20 @@ namespace reduce_lab::grader {
 // different contents at the same address, and its result is checked: work cannot be cached or
 // skipped.
 Verdict check_speedup(int lab);
+
+// What every speed test settles before it times (check_speedup, and lab 8's in rows_speed_check.hpp):
+// the lab loads and every check of this grade found it correct, its file cannot tell the builds
+// apart, and its baseline lab is correct and loads. `refusal` is the verdict when not.
+struct SpeedSetup {
+  LoadedLab lab, baseline;
+  nlohmann::json figures;  // the thresholds
+  std::optional<Verdict> refusal;
+  // Why the CPU emulator's correctness of the lab or its baseline is missing where it is not
+  // required (no emulator can be built here): the figure then rests on the GPU alone. Empty when
+  // the emulator judged both.
+  std::string gpu_alone;
+};
+SpeedSetup prepare_speed_test(int lab);
 
 // The number of floats the speed tests time: 2^26, less when the device has too little free
 // memory, or REDUCE_LAB_BENCH_N.

@@ -15,9 +15,11 @@ namespace reduce_lab::grader {
 
 namespace {
 
-std::string line_of(int lab, std::size_t n, DType dtype, Op op, const Counters& c) {
+std::string line_of(int lab, Shape shape, DType dtype, Op op, const Counters& c) {
   std::ostringstream line;
-  line << "lab=" << lab << " n=" << n << " " << dtype_name(dtype) << " " << op_name(op);
+  line << "lab=" << lab << " n=" << shape.columns;
+  if (shape.rows > 1) line << " rows=" << shape.rows;  // row labs' matrices
+  line << " " << dtype_name(dtype) << " " << op_name(op);
   line << counts_dump_text(c);
   return line.str();
 }
@@ -38,25 +40,29 @@ bool dump_counts(const std::string& path) {
     ++labs;
     const bool multipass = loaded.info->kind == LabKind::multipass;
     std::vector<std::size_t> sizes = book_request_sizes();
+    std::vector<Shape> shapes;
     std::vector<DType> dtypes{DType::f32};
     std::vector<Op> ops{Op::sum};
     if (!multipass) {
       const TrafficPlan plan = traffic_plan(lab);
       sizes = plan.sizes;
+      shapes = plan.shapes;
       dtypes = plan.dtypes;
       ops = plan.ops;
     }
+    for (std::size_t n : sizes) shapes.push_back({1, n});
     for (DType dtype : dtypes)
       for (Op op : ops) {
         LabRunner runner(loaded.info, dtype, op);
-        for (std::size_t n : sizes) {
-          const RunOutcome outcome = runner.reduce(make_input(Pattern::uniform, dtype, n), multipass);
+        for (const Shape& shape : shapes) {
+          const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape), multipass);
           if (!outcome.ran || outcome.todo) {
-            std::printf("%s failed at n = %zu: %s\n", lab_title(lab).c_str(), n,
+            const std::string where = shape.rows > 1 ? shape_text(shape) : "n = " + std::to_string(shape.columns);
+            std::printf("%s failed at %s: %s\n", lab_title(lab).c_str(), where.c_str(),
                         outcome.todo ? "not implemented" : outcome.error.c_str());
             return false;
           }
-          out << line_of(lab, n, dtype, op, outcome.counters) << "\n";
+          out << line_of(lab, shape, dtype, op, outcome.counters) << "\n";
         }
       }
   }

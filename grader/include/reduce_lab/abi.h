@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 4;
+constexpr int kAbiVersion = 5;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -45,6 +45,7 @@ enum class LabKind : int {
   multipass = 0,  // labs 1-3: one call reduces each 2*blockDim segment; the grader repeats passes
   single = 1,     // labs 4-6: one call reduces any n to output[0] (float sum)
   generic = 2,    // lab 7: as single, for every (type, op) the module supports
+  rows = 3,       // lab 8: output[r] = the reduction of row r of a rows x n matrix, every (type, op)
 };
 
 // Host-side record of what launch() started during one call.
@@ -59,7 +60,8 @@ struct Call {
   DType dtype;
   Op op;
   void* input;                   // device memory; multipass labs overwrite it
-  unsigned long long n;          // elements in input
+  unsigned long long n;          // elements in input; for a row lab, in each row of it
+  unsigned long long rows;       // row labs: rows of the row-major matrix in input, outputs to write
   void* output;                  // device memory
   unsigned long long output_capacity;
   Counters* device_counters;     // counting builds add here (device memory); null otherwise
@@ -74,7 +76,7 @@ struct Call {
 
 struct ModuleInfo {
   int abi_version;
-  int lab;                // 1..7
+  int lab;                // 1, 2, ...
   const char* name;       // "simple", "convergent", ...
   LabKind kind;
   int counting;           // 1 when accesses are counted (gpu-counted and emu builds)

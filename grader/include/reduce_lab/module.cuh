@@ -98,6 +98,27 @@ int run_single(Call* call) {
 
 inline int every_type_and_op(DType, Op) { return 1; }
 
+template <template <class, class> class Run, class T>
+int run_op(Call* call) {
+  switch (call->op) {
+    case Op::sum: return Run<T, Sum<T>>::run(call);
+    case Op::max: return Run<T, Max<T>>::run(call);
+    case Op::min: return Run<T, Min<T>>::run(call);
+  }
+  return 1;
+}
+
+// Calls Run<T, Op>::run for the call's type and op (labs 7 and 8).
+template <template <class, class> class Run>
+int run_type_and_op(Call* call) {
+  switch (call->dtype) {
+    case DType::f32: return run_op<Run, float>(call);
+    case DType::f64: return run_op<Run, double>(call);
+    case DType::i32: return run_op<Run, int>(call);
+  }
+  return 1;
+}
+
 }  // namespace detail
 }  // namespace reduce_lab
 
@@ -131,30 +152,35 @@ inline int every_type_and_op(DType, Op) { return 1; }
 #define REDUCE_LAB_GENERIC(LAB, NAME, REDUCE)                                                     \
   namespace reduce_lab_generated {                                                               \
   template <class T, class Op>                                                                   \
-  int run_one(::reduce_lab::Call* call) {                                                        \
-    return ::reduce_lab::detail::run_call(call, [call] {                                         \
-      REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),           \
-                    ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->n);            \
-      call->outputs_written = 1;                                                                 \
-    });                                                                                          \
-  }                                                                                              \
-  template <class T>                                                                             \
-  int run_type(::reduce_lab::Call* call) {                                                       \
-    switch (call->op) {                                                                          \
-      case ::reduce_lab::Op::sum: return run_one<T, ::reduce_lab::Sum<T>>(call);                 \
-      case ::reduce_lab::Op::max: return run_one<T, ::reduce_lab::Max<T>>(call);                 \
-      case ::reduce_lab::Op::min: return run_one<T, ::reduce_lab::Min<T>>(call);                 \
+  struct RunOne {                                                                                \
+    static int run(::reduce_lab::Call* call) {                                                   \
+      return ::reduce_lab::detail::run_call(call, [call] {                                       \
+        REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),         \
+                      ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->n);          \
+        call->outputs_written = 1;                                                               \
+      });                                                                                        \
     }                                                                                            \
-    return 1;                                                                                    \
-  }                                                                                              \
-  int run(::reduce_lab::Call* call) {                                                            \
-    switch (call->dtype) {                                                                       \
-      case ::reduce_lab::DType::f32: return run_type<float>(call);                               \
-      case ::reduce_lab::DType::f64: return run_type<double>(call);                              \
-      case ::reduce_lab::DType::i32: return run_type<int>(call);                                 \
-    }                                                                                            \
-    return 1;                                                                                    \
-  }                                                                                              \
+  };                                                                                             \
   }                                                                                              \
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::generic,                           \
-                            &::reduce_lab::detail::every_type_and_op, &reduce_lab_generated::run)
+                            &::reduce_lab::detail::every_type_and_op,                            \
+                            &::reduce_lab::detail::run_type_and_op<reduce_lab_generated::RunOne>)
+
+// Lab 8: REDUCE<T, Op>(matrix, output, m, n) leaves Op's reduction of row r of the row-major
+// m x n matrix in output[r], for every r < m (any m, n >= 1), for the types and ops of lab 7.
+#define REDUCE_LAB_ROWS(LAB, NAME, REDUCE)                                                        \
+  namespace reduce_lab_generated {                                                               \
+  template <class T, class Op>                                                                   \
+  struct RunOne {                                                                                \
+    static int run(::reduce_lab::Call* call) {                                                   \
+      return ::reduce_lab::detail::run_call(call, [call] {                                       \
+        REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),         \
+                      ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->rows, call->n); \
+        call->outputs_written = call->rows;                                                      \
+      });                                                                                        \
+    }                                                                                            \
+  };                                                                                             \
+  }                                                                                              \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::rows,                              \
+                            &::reduce_lab::detail::every_type_and_op,                            \
+                            &::reduce_lab::detail::run_type_and_op<reduce_lab_generated::RunOne>)

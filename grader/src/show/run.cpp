@@ -15,6 +15,8 @@ namespace {
 constexpr std::size_t kBookSize = 16;      // Fig. 10.7's sixteen elements
 constexpr std::size_t kOneBlock = 4096;    // a 1024-thread block coarsened twice (labs 5-6); lab 4 in two blocks
 constexpr std::size_t kLargest = 1 << 16;  // beyond this a picture is all summary
+constexpr std::size_t kMatrixRows = 4;     // a row lab is drawn on 4 rows: 4 x 10 by default
+constexpr std::size_t kMatrix = kMatrixRows * 10;
 
 // The allocation the run reduced: n elements, the first such one the kernel read.
 std::uintptr_t input_allocation(const reduce_emu::Record& record, std::size_t n) {
@@ -28,7 +30,10 @@ std::uintptr_t input_allocation(const reduce_emu::Record& record, std::size_t n)
 
 }  // namespace
 
-std::size_t default_size(const ModuleInfo& module) { return module.kind == LabKind::multipass ? kBookSize : kOneBlock; }
+std::size_t default_size(const ModuleInfo& module) {
+  if (module.kind == LabKind::rows) return kMatrix;
+  return module.kind == LabKind::multipass ? kBookSize : kOneBlock;
+}
 
 std::string size_problem(const ModuleInfo& module, std::size_t n) {
   if (n < 1 || n > kLargest)
@@ -36,6 +41,9 @@ std::string size_problem(const ModuleInfo& module, std::size_t n) {
   if (module.kind == LabKind::multipass && (n < 2 || (n & (n - 1)) != 0))
     return "lab " + std::to_string(module.lab) +
            " reduces whole segments of 2 x blockDim elements: its size is a power of two from 2";
+  if (module.kind == LabKind::rows && n % kMatrixRows != 0)
+    return "lab " + std::to_string(module.lab) + " is drawn on a matrix of " + std::to_string(kMatrixRows) +
+           " rows: its size is a multiple of " + std::to_string(kMatrixRows);
   return {};
 }
 
@@ -43,6 +51,7 @@ RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
   HostArray input;
   input.dtype = DType::f32;
   input.n = n;
+  input.rows = module.kind == LabKind::rows ? kMatrixRows : 1;
   input.bytes.resize(n * sizeof(float));
   for (std::size_t i = 0; i < n; ++i) {
     const float value = static_cast<float>(i % 3 + 1);

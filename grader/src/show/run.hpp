@@ -13,11 +13,12 @@ namespace reduce_lab::grader::show {
 
 // The size a lab is drawn at unless asked otherwise: the book's figures (16 elements, one block
 // of 8 threads) for the labs whose kernels are the book's single-block trees; for the others
-// 4096, a 1024-thread block's segment coarsened twice (labs 5-6; lab 4 takes two blocks).
+// 4096, a 1024-thread block's segment coarsened twice (labs 5-6; lab 4 takes two blocks); a
+// row lab's matrix of 4 rows of 10 (n elements make 4 rows of n / 4).
 std::size_t default_size(const ModuleInfo& module);
 
 // Why `n` cannot be drawn for this lab (empty when it can): the multipass labs reduce whole
-// segments, so n is a power of two; and the picture is for small runs.
+// segments, so n is a power of two; a row lab's n fills 4 rows; and the picture is for small runs.
 std::string size_problem(const ModuleInfo& module, std::size_t n);
 
 struct RecordedRun {

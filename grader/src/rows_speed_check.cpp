@@ -1,0 +1,343 @@
+#include "rows_speed_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <cstring>
+
+#include "catalog.hpp"
+#include "check_messages.hpp"
+#include "device.hpp"
+#include "faults.hpp"
+#include "hints.hpp"
+#include "lab_runner.hpp"
+#include "reference.hpp"
+#include "settings.hpp"
+#include "speed_check.hpp"
+#include "timing.hpp"
+#if defined(REDUCE_LAB_HAVE_CUB)
+#include "cub_baseline.hpp"
+#endif
+
+namespace reduce_lab::grader {
+
+namespace {
+
+// Inputs of different contents at the same address, alternating between timed samples.
+constexpr int kTimedInputs = 2;
+
+struct Matrix {
+  HostArray host;
+  std::vector<Reference> rows;  // each row's reference
+  Reference whole;              // every element's, for the baseline that reduces them as one vector
+  DeviceBuffer device;
+};
+
+std::vector<Matrix> make_matrices(Shape shape) {
+  std::vector<Matrix> matrices(kTimedInputs);
+  std::vector<std::future<void>> pending;
+  for (int k = 0; k < kTimedInputs; ++k)
+    pending.push_back(std::async(std::launch::async, [&matrices, shape, k] {
+      Matrix& m = matrices[static_cast<std::size_t>(k)];
+      m.host = make_matrix(Pattern::uniform, DType::f32, shape, static_cast<unsigned>(k));
+      m.rows = row_references(m.host, Op::sum);
+      m.whole = reference(m.host, Op::sum);
+    }));
+  for (auto& done : pending) done.get();
+  for (Matrix& m : matrices) {
+    m.device = DeviceBuffer(shape.elements(), sizeof(float));
+    m.device.upload(m.host.data(), shape.elements() * sizeof(float));
+  }
+  return matrices;
+}
+
+// A timed sample whose result was wrong.
+struct TimedWrong {
+  std::string contender;
+  int sample = 0;
+  std::string text;
+};
+
+// The first row of `values` that is not `expected` (with row `changed` replaced by `changed_to`).
+std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
+                                           std::size_t columns, std::size_t changed, const Reference& changed_to) {
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    const Comparison cmp = compare(values.at(r), r == changed ? changed_to : expected[r], DType::f32, columns);
+    if (!cmp.ok) return "row " + std::to_string(r) + ": " + cmp.text;
+  }
+  return std::nullopt;
+}
+
+// One module timed on a matrix: as rows (the row lab), or as one vector of all its elements
+// (the baseline lab). Before each sample (untimed) it copies one of the inputs into the buffer
+// the lab is given, changes one element at a random place, and flushes the L2; after each
+// sample (untimed) it checks every result.
+class TimedMatrix {
+ public:
+  TimedMatrix(const ModuleInfo* module, std::vector<Matrix>& inputs, Shape shape, bool as_rows, std::uint64_t seed)
+      : runner_(module, DType::f32, Op::sum), inputs_(inputs), shape_(shape), as_rows_(as_rows), rng_(seed) {
+    runner_.allocate_for_timing(shape.elements(), as_rows ? shape.rows : 1);
+    for (const Matrix& m : inputs) whole_.push_back({m.whole});
+    // A change larger than four tolerances and four results apart: no sample's result is
+    // within the tolerance of another's.
+    double largest_tolerance = 1.0, largest_value = 0;
+    for (const Matrix& m : inputs)
+      for (const Reference& ref : expected_of(m)) {
+        largest_tolerance = std::max(largest_tolerance, tolerance(ref, DType::f32, columns()));
+        largest_value = std::max(largest_value, std::fabs(ref.value));
+      }
+    step_ = 4 * largest_tolerance + 4 * largest_value;
+  }
+
+  Contender contender(const std::string& name, L2Flush& flush) {
+    return {name, [this, &flush] { prepare(flush); }, [this, name] { return timed(name); }};
+  }
+
+ private:
+  std::size_t columns() const { return as_rows_ ? shape_.columns : shape_.elements(); }
+  const std::vector<Reference>& expected_of(const Matrix& m) const {
+    return as_rows_ ? m.rows : whole_[static_cast<std::size_t>(&m - &inputs_[0])];
+  }
+
+  void prepare(L2Flush& flush) {
+    const Matrix& input = inputs_[static_cast<std::size_t>(sample_ % kTimedInputs)];
+    runner_.load(input.device);
+    const std::size_t index = std::uniform_int_distribution<std::size_t>(0, shape_.elements() - 1)(rng_);
+    const float value = static_cast<float>(((rng_() & 1) ? 1 : -1) * step_ * (sample_ + 2));
+    float old;
+    std::memcpy(&old, static_cast<const char*>(input.host.data()) + index * sizeof(float), sizeof old);
+    runner_.set_input_element(index, &value);
+    changed_ = as_rows_ ? index / shape_.columns : 0;
+    expected_ = &expected_of(input);
+    changed_to_ = (*expected_)[changed_];
+    changed_to_.value += static_cast<double>(value) - old;
+    changed_to_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
+    flush();
+  }
+
+  double timed(const std::string& name) {
+    const double ms = time_device_ms([this] { runner_.enqueue(); });
+    const RunOutcome outcome = runner_.finish();
+    if (!outcome.ran) throw std::runtime_error(outcome.error);
+    if (auto wrong = first_wrong_row(outcome.values, *expected_, columns(), changed_, changed_to_))
+      throw TimedWrong{name, sample_, *wrong};
+    ++sample_;
+    return ms;
+  }
+
+  LabRunner runner_;
+  std::vector<Matrix>& inputs_;
+  Shape shape_;
+  bool as_rows_;
+  std::mt19937_64 rng_;
+  double step_ = 1;
+  int sample_ = 0;
+  std::vector<std::vector<Reference>> whole_;  // each input's one reference, as a list
+  const std::vector<Reference>* expected_ = nullptr;
+  std::size_t changed_ = 0;
+  Reference changed_to_;
+};
+
+#if defined(REDUCE_LAB_HAVE_CUB)
+// CUB's segmented sum of the pristine inputs, every result checked.
+class TimedCub {
+ public:
+  TimedCub(std::vector<Matrix>& inputs, Shape shape)
+      : inputs_(inputs), shape_(shape), cub_(shape.rows, shape.columns), out_(shape.rows, sizeof(float)) {}
+
+  Contender contender(L2Flush& flush) {
+    return {"CUB DeviceSegmentedReduce::Sum", [&flush] { flush(); }, [this] { return timed(); }};
+  }
+
+ private:
+  double timed() {
+    const Matrix& input = inputs_[static_cast<std::size_t>(sample_ % kTimedInputs)];
+    const double ms = time_device_ms([&] {
+      cub_.enqueue(static_cast<const float*>(input.device.data()), static_cast<float*>(out_.data()));
+    });
+    std::vector<float> got(shape_.rows);
+    out_.download(got.data(), got.size() * sizeof(float));
+    const std::vector<double> values(got.begin(), got.end());
+    if (auto wrong = first_wrong_row(values, input.rows, shape_.columns, 0, input.rows.front()))
+      throw TimedWrong{"CUB", sample_, *wrong};
+    ++sample_;
+    return ms;
+  }
+
+  std::vector<Matrix>& inputs_;
+  Shape shape_;
+  CubRowSum cub_;
+  DeviceBuffer out_;
+  int sample_ = 0;
+};
+#endif
+
+struct ShapeTimes {
+  Shape shape;
+  double lab_ms = 0, baseline_ms = 0;
+  std::optional<double> cub_ms;
+};
+
+// Times the lab, the baseline and (where built) CUB on one matrix, interleaved.
+ShapeTimes time_shape(const ModuleInfo* lab, const ModuleInfo* baseline, Shape shape, int samples,
+                      nlohmann::json& figures) {
+  std::vector<Matrix> inputs = make_matrices(shape);
+  L2Flush flush;
+  const double bytes = 4.0 * static_cast<double>(shape.elements());
+  std::vector<Contender> contenders;
+  std::unique_ptr<TimedMatrix> timed_lab, timed_baseline;
+  timed_lab = std::make_unique<TimedMatrix>(lab, inputs, shape, true, process_seed() ^ 0x5eed);
+  contenders.push_back(timed_lab->contender(lab_title(lab->lab), flush));
+  if (baseline) {
+    timed_baseline = std::make_unique<TimedMatrix>(baseline, inputs, shape, false, process_seed() ^ 0xba5e);
+    contenders.push_back(timed_baseline->contender("your " + lab_title(baseline->lab) + ", as one vector", flush));
+  }
+#if defined(REDUCE_LAB_HAVE_CUB)
+  TimedCub cub(inputs, shape);
+  contenders.push_back(cub.contender(flush));
+#endif
+  std::vector<const Contender*> order;
+  for (const Contender& c : contenders) order.push_back(&c);
+  const std::vector<std::vector<double>> ms = take_samples(order, samples);
+  ShapeTimes times{shape};
+  times.lab_ms = median(ms[0]);
+  nlohmann::json entry = {{"rows", shape.rows}, {"columns", shape.columns}, {"lab", sample_figures(ms[0], bytes)}};
+  std::size_t next = 1;
+  if (baseline) {
+    times.baseline_ms = median(ms[next]);
+    entry["baseline"] = sample_figures(ms[next++], bytes);
+    entry["ratio"] = times.baseline_ms / times.lab_ms;
+  }
+  if (next < ms.size()) {
+    times.cub_ms = median(ms[next]);
+    entry["cub"] = sample_figures(ms[next], bytes);
+    entry["cub_ratio"] = *times.cub_ms / times.lab_ms;
+  }
+  figures["shapes"].push_back(entry);
+  return times;
+}
+
+std::string gbs(double bytes, double ms) { return format("%.0f GB/s", bytes / (ms * 1e-3) / 1e9); }
+
+}  // namespace
+
+std::vector<Shape> rows_speed_shapes(std::size_t elements) {
+  std::size_t side = 1;
+  while (side * side * 4 <= elements) side *= 2;  // the largest power-of-two square that fits
+  return {{elements / 7, 7}, {side, side}, {3, elements / 3}};
+}
+
+Verdict check_rows_speedup(int lab) {
+  SpeedSetup setup = prepare_speed_test(lab);
+  if (setup.refusal) return *setup.refusal;
+  nlohmann::json& figures = setup.figures;
+  const ModuleInfo* lab_module = setup.lab.info;
+  const ModuleInfo* baseline_module = setup.baseline.info;
+  const double required = figures["thresholds"]["min_speedup"].get<double>();
+  auto failed = [&figures](const std::string& summary, const std::string& message) {
+    return fail(summary, message, figures);
+  };
+  const int base_lab = lab_info(lab).baseline;
+  try {
+    const std::size_t elements = benchmark_floats();
+    const std::vector<Shape> shapes = rows_speed_shapes(elements);
+    figures["n"] = elements;
+    figures["device"] = device_facts().name;
+    // Right at these shapes before its speed means anything (labN.correctness ran smaller ones).
+    for (const Shape& shape : shapes) {
+      const HostArray matrix = make_matrix(Pattern::uniform, DType::f32, shape);
+      LabRunner runner(lab_module, DType::f32, Op::sum);
+      const RunOutcome outcome = runner.reduce(matrix);
+      const std::string where = lab_title(lab) + " at " + shape_text(shape);
+      if (outcome.todo) return failed("not correct yet", lab_title(lab) + " is not implemented yet.\n" + doc_line(lab));
+      if (!outcome.ran)
+        return failed(fault_summary(classify_fault(outcome.error), shape_text(shape)),
+                      where + " failed: " + outcome.error + "\n" +
+                          doc_line(lab, fault_hint(classify_fault(outcome.error).kind)));
+      const std::vector<Reference> refs = row_references(matrix, Op::sum);
+      if (auto wrong = first_wrong_row(outcome.values, refs, shape.columns, 0, refs.front()))
+        return failed("not correct yet", where + " is not correct yet: " + *wrong +
+                                             "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
+                                             doc_line(lab));
+    }
+    std::vector<ShapeTimes> times;
+    try {
+      for (const Shape& shape : shapes)
+        times.push_back(time_shape(lab_module, baseline_module, shape, sample_count(), figures));
+    } catch (const TimedWrong& wrong) {
+      return failed("timed result wrong",
+                    wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
+                        " returned a wrong result: " + wrong.text + ".\nEvery sample gets one of " +
+                        std::to_string(kTimedInputs) +
+                        " inputs with one element changed at a random place, and every row of its result is checked "
+                        "after the timed region: every call must do the whole reduction.\n" +
+                        doc_line(lab, timed_hint()));
+    }
+    const double copy = copy_bandwidth(elements * sizeof(float), sample_count());
+    figures["copy_gbs"] = copy / 1e9;
+    std::ostringstream message;
+    message << lab_title(lab) << " on " << device_facts().name << ", " << sample_count()
+            << " interleaved samples each (every row of every timed result checked), float sums; the baseline is your "
+            << lab_title(base_lab) << " reducing the same elements as one vector:\n";
+    double worst = 0;
+    std::string worst_shape;
+    for (const ShapeTimes& t : times) {
+      const double bytes = 4.0 * static_cast<double>(t.shape.elements());
+      const double ratio = t.baseline_ms / t.lab_ms;
+      message << "  " << shape_text(t.shape) << ": " << format("%.4f ms", t.lab_ms) << " (" << gbs(bytes, t.lab_ms)
+              << ", " << format("%.0f%%", 100 * bytes / (t.lab_ms * 1e-3) / copy) << " of copy); lab "
+              << base_lab << " " << format("%.4f ms", t.baseline_ms) << ", ratio " << format("%.2fx", ratio);
+      if (t.cub_ms)
+        message << "; CUB " << format("%.4f ms", *t.cub_ms) << " (" << gbs(bytes, *t.cub_ms) << "), "
+                << format("%.2fx", *t.cub_ms / t.lab_ms) << " of CUB's speed";
+      message << "\n";
+      if (worst_shape.empty() || ratio < worst) {
+        worst = ratio;
+        worst_shape = shape_text(t.shape);
+      }
+    }
+    message << "  copy bandwidth " << format("%.0f GB/s", copy / 1e9)
+            << " (bytes read + written by a device-to-device copy)\n"
+            << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
+            << "'s speed at every shape\n";
+    figures["ratio"] = worst;
+    // The worst shape's figures stand for the lab where one figure is read (the staircase, ./lab calibrate).
+    for (const nlohmann::json& entry : figures["shapes"])
+      if (shape_text({entry["rows"].get<std::size_t>(), entry["columns"].get<std::size_t>()}) == worst_shape) {
+        figures["lab"] = entry["lab"];
+        figures["baseline"] = entry["baseline"];
+        figures["baseline"]["name"] = "your " + lab_title(base_lab) + ", as one vector, at " + worst_shape;
+      }
+    if (!setup.gpu_alone.empty())
+      message << "GPU alone: " << setup.gpu_alone << ". This figure rests on the GPU's own correctness verdicts.\n";
+    const std::string summary = format("%.2fx", worst) + " @" + worst_shape + " (min " + format("%.2fx", required) +
+                                (setup.gpu_alone.empty() ? ")" : "; GPU alone)");
+    if (worst >= required) return pass(summary, message.str(), figures);
+    message << "Your kernels are correct, but at " << worst_shape
+            << " the device is not kept busy: the shape should pick the mapping.\n" << doc_line(lab);
+    return failed(summary, message.str());
+  } catch (const std::exception& e) {
+    const Fault fault = classify_fault(e.what());
+    return failed(fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "timing"),
+                  lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
+                      doc_line(lab, fault_hint(fault.kind)));
+  }
+}
+
+nlohmann::json bench_rows(const ModuleInfo* module, int samples) {
+  nlohmann::json table = {{"device", device_facts().name}, {"samples", samples}, {"shapes", nlohmann::json::array()}};
+  const std::size_t elements = std::size_t{1} << 26;
+  table["copy_gbs"] = copy_bandwidth(elements * sizeof(float), samples) / 1e9;
+  for (std::size_t columns : {std::size_t{1}, std::size_t{7}, std::size_t{32}, std::size_t{33}, std::size_t{1000},
+                              std::size_t{4096}, std::size_t{100000}, std::size_t{10000000}}) {
+    const Shape shape{std::max<std::size_t>(1, elements / columns), columns};
+    time_shape(module, nullptr, shape, samples, table);
+  }
+  return table;
+}
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,156 @@
+// Lab 8 - a reduction per row: out[r] = Op over row r of a row-major m x n matrix.
+//
+// The batched template tutorials end with gives each row one block. That wastes the device at
+// both ends of the shapes: 2^20 rows of 7 elements give every 256-thread block 7 elements to
+// read, and 3 rows of 10^7 elements give 3 blocks to a device that holds two thousand. Here the
+// host picks the mapping from the shape, as lab 7 picks a block size from n: a few lanes per
+// row for short rows, a warp per row, a block per row, and for a few long rows several blocks
+// per row, each adding its part with one atomic. Rows start anywhere (n is any number), so each
+// range is read as a scalar head, 16-byte vectors over whole 32-byte sectors, and a scalar tail.
+//
+// Read docs/08-rows.md, then grade with: ./lab grade 8
+
+#include <reduce_lab/lab.cuh>
+
+using reduce_lab::Max;
+using reduce_lab::Min;
+using reduce_lab::Sum;
+
+constexpr unsigned WARP = 32;
+constexpr unsigned BLOCK_SIZE = 256;
+constexpr unsigned UNROLL = 2;        // independent 16-byte loads each thread keeps in flight in a long range
+constexpr unsigned ROWS_UNROLL = 4;   // independent rows each lane of a short-row warp loads at once
+
+// Thread t of THREADS (a warp's lanes, or a block's threads) folds its share of the matrix's
+// elements [begin, end) into one value; together the THREADS values reduce to the range's.
+template <typename T, typename Op, unsigned THREADS>
+__device__ T fold_range(Global<const T> matrix, unsigned long long begin, unsigned long long end, unsigned t) {
+    static_assert(THREADS >= WARP, "the head and the tail are read by the first warp's lanes");
+    const Op op;
+    // BEGIN EXERCISE
+    // Read [begin, end) once, coalesced: thread t takes elements begin + t, begin + t + THREADS, ...
+    // Faster: 16-byte vectors (reduce_lab::load_vector) over the whole 32-byte sectors inside the
+    // range, and the few elements before and after them one per lane (rows start anywhere).
+    // Remove the REDUCE_LAB_TODO() line when you start (docs/08-rows.md).
+    REDUCE_LAB_TODO();
+    return Op::identity();
+    // END EXERCISE
+}
+
+// Combines the values of each group of LANES neighbouring lanes (LANES a power of two up to
+// 32); every lane of a group gets the group's result. The whole warp must call it.
+template <typename T, typename Op, unsigned LANES>
+__device__ T reduce_lanes(T value) {
+    const Op op;
+#pragma unroll
+    for (unsigned offset = LANES / 2; offset >= 1; offset /= 2)
+        value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+    return value;
+}
+
+// Combines one value of every thread of the block; thread 0 gets the block's result. Every
+// thread must call it; warp_results_s is free again after the caller's next barrier.
+template <typename T, typename Op>
+__device__ T reduce_block(T value, T* warp_results_s, unsigned t) {
+    value = reduce_lanes<T, Op, WARP>(value);
+    if (t % WARP == 0) warp_results_s[t / WARP] = value;
+    __syncthreads();
+    if (t < WARP) {
+        value = Op::identity();
+        if (t < BLOCK_SIZE / WARP) value = warp_results_s[t];
+        value = reduce_lanes<T, Op, WARP>(value);
+    }
+    return value;
+}
+
+// Short rows (n <= LANES <= 32): LANES lanes per row and WARP / LANES rows side by side in a
+// warp, so one warp's loads cover a contiguous run of whole rows.
+template <typename T, typename Op, unsigned LANES>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+LanesPerRowKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    const unsigned t = threadIdx.x;
+    // BEGIN EXERCISE
+    // Lanes t % LANES of each group of LANES lanes own one row: warp w takes rows
+    // w * WARP / LANES ... on, then every warps-th group after. Load, reduce_lanes, and the
+    // group's first lane stores out[row]. Keep every lane in the loop (shuffles need them all).
+    REDUCE_LAB_TODO();
+    // END EXERCISE
+}
+
+// Rows of a few hundred to a few thousand elements, or many rows: a warp per row, no barrier.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+WarpPerRowKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    const unsigned t = threadIdx.x;
+    // BEGIN EXERCISE
+    // Warp w reduces rows w, w + warps, ...: fold_range over the row, reduce_lanes, lane 0 stores.
+    REDUCE_LAB_TODO();
+    // END EXERCISE
+}
+
+// Long rows, and enough of them to fill the device: a block per row.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+BlockPerRowKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    __shared__ T warp_results_s[BLOCK_SIZE / WARP];
+    const unsigned t = threadIdx.x;
+    // BEGIN EXERCISE
+    // Block b reduces rows b, b + gridDim.x, ...: fold_range, reduce_block, thread 0 stores.
+    REDUCE_LAB_TODO();
+    // END EXERCISE
+}
+
+// A few long rows: blocks_per_row blocks share each row, and each adds its part to out[row]
+// with one atomic (out holds the identity first).
+template <typename T, typename Op>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+SplitRowKernel(Global<const T> matrix, Global<T> out, unsigned long long n, unsigned long long blocks_per_row) {
+    __shared__ T warp_results_s[BLOCK_SIZE / WARP];
+    const unsigned t = threadIdx.x;
+    // BEGIN EXERCISE
+    // Block b reduces part b % blocks_per_row of row b / blocks_per_row, and thread 0 combines
+    // it into out[row] with reduce_lab::atomic_combine<Op>(out + row, value).
+    REDUCE_LAB_TODO();
+    // END EXERCISE
+}
+
+// What one wave of the device holds: the warps and the BLOCK_SIZE blocks resident at once.
+struct Wave {
+    unsigned long long warps;
+    unsigned long long blocks;
+};
+
+inline Wave one_wave() {
+    static const Wave wave = [] {
+        cudaDeviceProp p{};
+        int device = 0;
+        reduce_lab::check(cudaGetDevice(&device), "asking for the device");
+        reduce_lab::check(cudaGetDeviceProperties(&p, device), "reading the device properties");
+        const unsigned long long threads = 1ull * p.multiProcessorCount * p.maxThreadsPerMultiProcessor;
+        return Wave{threads / WARP, threads / BLOCK_SIZE};
+    }();
+    return wave;
+}
+
+inline unsigned blocks_for(unsigned long long needed, unsigned long long at_most) {
+    return static_cast<unsigned>(needed < at_most ? needed : at_most);
+}
+
+template <typename T, typename Op, unsigned LANES>
+void launch_lanes_per_row(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    constexpr unsigned long long ROWS_PER_BLOCK = BLOCK_SIZE / LANES * ROWS_UNROLL;
+    launch(LanesPerRowKernel<T, Op, LANES>, blocks_for((m + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK, one_wave().blocks),
+           BLOCK_SIZE, matrix, out, m, n);
+}
+
+// Host code: out[r] = Op's reduction of row r of the m x n matrix, for every r < m (m, n >= 1).
+template <typename T, typename Op>
+void row_reduce(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    // BEGIN EXERCISE
+    // One block per row, as the tutorials' template: right once the kernels are, but slow at
+    // both ends of the shapes. Pick the mapping from m and n instead (docs/08-rows.md).
+    launch(BlockPerRowKernel<T, Op>, blocks_for(m, one_wave().blocks), BLOCK_SIZE, matrix, out, m, n);
+    // END EXERCISE
+}
+
+REDUCE_LAB_ROWS(8, "rows", row_reduce)
