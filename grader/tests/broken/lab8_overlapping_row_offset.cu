@@ -3,7 +3,7 @@
 // one element of a row of blockDim.x. Rows of other lengths overlap or leave gaps, and the last
 // blocks read past the matrix.
 //
-// expect emu correctness FAIL "out of bounds: float sum 100003 x 1"
+// expect emu correctness FAIL "out of bounds: float sum 4099 x 1"
 // expect gpu correctness FAIL "100003 x 1"
 
 #include <reduce_lab/lab.cuh>
