@@ -92,11 +92,15 @@ double value_of(DType dtype, const void* element) {
   return NAN;
 }
 
+bool within_tolerance(double got, const Reference& ref, DType dtype, std::size_t n) {
+  return !std::isnan(got) && (std::fabs(got - ref.value) <= tolerance(ref, dtype, n) || got == ref.value);
+}
+
 Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n) {
   Comparison result;
   const double allowed = tolerance(ref, dtype, n);
   const double error = std::fabs(got - ref.value);
-  result.ok = !std::isnan(got) && (error <= allowed || got == ref.value);
+  result.ok = within_tolerance(got, ref, dtype, n);
   char text[256];
   if (std::isnan(got)) {
     std::snprintf(text, sizeof text, "got NaN (the output was never written, or a NaN was read), expected %.9g", ref.value);

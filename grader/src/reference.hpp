@@ -25,6 +25,9 @@ double tolerance(const Reference& ref, DType dtype, std::size_t n);
 // Reads element 0 of a device-order result as a double (int results as their exact value).
 double value_of(DType dtype, const void* element);
 
+// Whether `got` is right by compare()'s rule, without its text: for checks of millions of rows.
+bool within_tolerance(double got, const Reference& ref, DType dtype, std::size_t n);
+
 struct Comparison {
   bool ok = false;
   std::string text;  // "got 12.5, expected 12.499999 (allowed error 3e-05)"
