@@ -24,7 +24,8 @@ std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high) {
 std::size_t case_count(const CorrectnessPlan& plan) {
   return (plan.sizes.size() + plan.shapes.size() +
           (plan.special_sizes.size() + plan.special_shapes.size()) * plan.special_patterns.size()) *
-         plan.dtypes.size() * plan.ops.size();
+             plan.dtypes.size() * plan.ops.size() +
+         plan.once_sizes.size() + plan.once_shapes.size();
 }
 
 namespace {
@@ -196,6 +197,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
         std::vector<Shape> shapes = plan.shapes, special_shapes = plan.special_shapes;
         for (std::size_t n : plan.sizes) shapes.push_back({1, n});
         for (std::size_t n : plan.special_sizes) special_shapes.push_back({1, n});
+        if (dtype == plan.dtypes.front() && op == plan.ops.front()) {
+          shapes.insert(shapes.end(), plan.once_shapes.begin(), plan.once_shapes.end());
+          for (std::size_t n : plan.once_sizes) shapes.push_back({1, n});
+        }
         int wrong_random = 0;
         for (Shape shape : shapes)
           if (!run_case(shape, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
@@ -215,10 +220,12 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
       {"cases_wrong", wrong.size()},
       {"sizes", plan.sizes},
       {"special_sizes", plan.special_sizes},
+      {"once_sizes", plan.once_sizes},
       {"thresholds", {{"tolerance", "2 x ceil(log2 n) x eps(type) x sum|x|; exact where no order of additions rounds"},
                       {"stop_after_wrong", plan.stop_after_wrong}}}};
   for (const Shape& shape : plan.shapes) figures["shapes"].push_back({shape.rows, shape.columns});
   for (const Shape& shape : plan.special_shapes) figures["special_shapes"].push_back({shape.rows, shape.columns});
+  for (const Shape& shape : plan.once_shapes) figures["once_shapes"].push_back({shape.rows, shape.columns});
   for (DType dtype : plan.dtypes) figures["dtypes"].push_back(dtype_name(dtype));
   for (Op op : plan.ops) figures["ops"].push_back(op_name(op));
   for (std::size_t i = 0; i < wrong.size() && i < 8; ++i) {

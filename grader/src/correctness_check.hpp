@@ -17,6 +17,10 @@ struct CorrectnessPlan {
   // Row labs: the matrices, in place of sizes and special sizes.
   std::vector<Shape> shapes;
   std::vector<Shape> special_shapes;
+  // Random inputs in the first type and op only: the emulator's largest cases (a grid or an
+  // accuracy edge, which no type or op changes), each of which takes seconds of one core there.
+  std::vector<std::size_t> once_sizes;
+  std::vector<Shape> once_shapes;
   std::vector<Pattern> special_patterns;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
@@ -25,8 +29,8 @@ struct CorrectnessPlan {
   Origin origin = Origin::graded;
 };
 
-// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops
-// (shapes in place of sizes for a row lab).
+// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops,
+// plus the once sizes (shapes in place of sizes for a row lab).
 std::size_t case_count(const CorrectnessPlan& plan);
 
 // Powers of two from `low` to `high`.

@@ -201,6 +201,8 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
         LabRunner runner(loaded.info, dtype, op);
         std::vector<Shape> shapes = plan.shapes;
         for (std::size_t n : plan.sizes) shapes.push_back({1, n});
+        if (dtype == plan.dtypes.front() && op == plan.ops.front())
+          shapes.insert(shapes.begin(), plan.once_shapes.begin(), plan.once_shapes.end());  // the last names the summary
         for (const Shape& shape : shapes) {
           const std::size_t n = shape.elements();
           const std::string label = case_label(loaded.info->kind, dtype, op, n, shape.rows);

@@ -26,6 +26,7 @@ struct TrafficPlan {
   // Row labs: the matrices counted, in place of sizes. Each row's result is written once: one
   // store per row, or where blocks share rows, one atomic per block (and more blocks than rows).
   std::vector<Shape> shapes;
+  std::vector<Shape> once_shapes;  // counted in the first type and op only (plans.hpp: the emulator's)
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
   // Elements one block covers, for "one atomic per block": atomics = ceil(n / this).

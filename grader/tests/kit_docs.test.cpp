@@ -69,21 +69,23 @@ std::string to_regex(const std::string& pattern) {
   return out;
 }
 
-std::size_t cases(int lab) { return case_count(correctness_plan(lab)); }
+// The pages state the GPU's plan, and the emulator's where it differs (plans.hpp).
+std::size_t cases(int lab) { return case_count(correctness_plan(lab, PlanFor::gpu)); }
+std::size_t emulator_cases(int lab) { return case_count(correctness_plan(lab, PlanFor::emulator)); }
 std::size_t races_cases(int lab) { return case_count(races_plan(lab)); }
 std::size_t special_cases(int lab) {
-  const CorrectnessPlan plan = correctness_plan(lab);
+  const CorrectnessPlan plan = correctness_plan(lab, PlanFor::gpu);
   return plan.special_sizes.size() * plan.special_patterns.size();
 }
 std::vector<std::size_t> powers(int lab) {
   std::vector<std::size_t> out;
-  for (std::size_t n : correctness_plan(lab).sizes)
+  for (std::size_t n : correctness_plan(lab, PlanFor::gpu).sizes)
     if (n >= 2 && (n & (n - 1)) == 0) out.push_back(n);
   return out;
 }
 std::vector<std::size_t> other_sizes(int lab) {
   std::vector<std::size_t> out;
-  for (std::size_t n : correctness_plan(lab).sizes)
+  for (std::size_t n : correctness_plan(lab, PlanFor::gpu).sizes)
     if (n < 2 || (n & (n - 1)) != 0) out.push_back(n);
   return out;
 }
@@ -94,8 +96,8 @@ std::vector<Claim> claims() {
   const char* pages[] = {"", "docs/01-simple.md", "docs/02-convergent.md", "docs/03-shared-memory.md",
                          "docs/04-segmented.md", "docs/05-coarsened.md", "docs/06-warp-unrolled.md",
                          "docs/07-templated.md"};
-  const CorrectnessPlan one = correctness_plan(1);
-  const CorrectnessPlan four = correctness_plan(4);
+  const CorrectnessPlan one = correctness_plan(1, PlanFor::gpu);
+  const CorrectnessPlan four = correctness_plan(4, PlanFor::gpu);
   const std::vector<std::size_t> book = book_request_sizes();
 
   // Labs 1-3: powers of two, the other patterns at a few sizes, one counted pass at each size.
@@ -108,7 +110,7 @@ std::vector<Claim> claims() {
   all.push_back({pages[2], row(2, "correctness"), "The same {n} inputs as lab 1", {number(cases(2))}});
   all.push_back({pages[3], row(3, "correctness"), "The same {n} inputs as labs 1 and 2", {number(cases(3))}});
   for (int lab = 1; lab <= 3; ++lab) {
-    const CorrectnessPlan plan = correctness_plan(lab);
+    const CorrectnessPlan plan = correctness_plan(lab, PlanFor::gpu);
     if (lab > 1) {
       all.push_back({pages[lab], row(lab, "correctness"), "power of two from {n} to {list},",
                      {number(powers(lab).front()), list({powers(lab).back()})}});
@@ -138,14 +140,17 @@ std::vector<Claim> claims() {
   all.push_back({pages[5], row(5, "correctness"), "power of two from {n} to {list} and at {list};",
                  {number(powers(5).front()), list({powers(5).back()}), list(other_sizes(5))}});
   all.push_back({pages[5], row(5, "correctness"), "large values at {list}\\.",
-                 {list(correctness_plan(5).special_sizes)}});
+                 {list(correctness_plan(5, PlanFor::gpu).special_sizes)}});
   all.push_back({pages[6], row(6, "correctness"), "The same {n} inputs as labs 4 and 5", {number(cases(6))}});
   const std::size_t pairs = correctness_plan(7).dtypes.size() * correctness_plan(7).ops.size();
   all.push_back({pages[7], row(7, "correctness"), "Lab 4's {n} inputs", {number(cases(7) / pairs)}});
-  all.push_back({pages[7], row(7, "correctness"), ": {n} cases\\.", {number(cases(7))}});
+  all.push_back({pages[7], row(7, "correctness"), ": {n} cases on a GPU", {number(cases(7))}});
+  const CorrectnessPlan seven_emulated = correctness_plan(7, PlanFor::emulator);
+  all.push_back({pages[7], row(7, "correctness"), "{n} on the emulator, which runs {list} in float sum only",
+                 {number(emulator_cases(7)), list(seven_emulated.once_sizes)}});
 
   for (int lab = 4; lab <= 7; ++lab) {
-    const TrafficPlan plan = traffic_plan(lab);
+    const TrafficPlan plan = traffic_plan(lab, PlanFor::gpu);
     all.push_back({pages[lab], row(lab, "requests"), lab == 4 ? "Counted at n = {list}\\." : "At n = {list}[:,]",
                    {list(plan.sizes)}});
     if (plan.elements_per_block)
@@ -164,6 +169,7 @@ std::vector<Claim> claims() {
                  {list(one.special_sizes), number(one.sizes.size()), number(one.special_sizes.size()),
                   number(one.special_patterns.size()), number(cases(1))}});
   all.push_back({grading, "", "Labs 4-7 take any n: {n} cases, and {n}\\s+for lab 7", {number(cases(4)), number(cases(7))}});
+  all.push_back({grading, "", "\\({n} on the emulator", {number(emulator_cases(7))}});
   all.push_back({grading, "", "After {n} wrong sizes with random values", {number(one.stop_after_wrong)}});
   all.push_back({grading, "", "one pass at every power of two from {n} to {list}", {number(book.front()), list({book.back()})}});
   all.push_back({grading, "1 simple ", "PASS gpu {n} ok, emu {n} ok", {number(cases(1)), number(cases(1))}});
