@@ -40,8 +40,10 @@ std::string size_text(std::size_t n) {
 
 std::string shape_text(Shape shape) {
   auto text = [](std::size_t x) {
-    // One past a power of two reads as one: 2^20+1.
-    return x > 2 && ((x - 1) & (x - 2)) == 0 ? size_text(x - 1) + "+1" : size_text(x);
+    // A small side reads as it is (3 x 100003, 257 x 32); a large power of two, or one past it,
+    // reads as one: 2^20+1.
+    if (x <= 1024) return std::to_string(x);
+    return ((x - 1) & (x - 2)) == 0 ? size_text(x - 1) + "+1" : size_text(x);
   };
   return text(shape.rows) + " x " + text(shape.columns);
 }

@@ -275,6 +275,10 @@ TEST_CASE("kit harness") {
     const HostArray first = make_input(Pattern::uniform, DType::f32, 1000, 0);
     const HostArray second = make_input(Pattern::uniform, DType::f32, 1000, 1);
     CHECK(first.bytes != second.bytes);  // the speed test's inputs differ in contents
+    CHECK(shape_text({3, 100003}) == "3 x 100003");  // not "2^1+1 x 100003"
+    CHECK(shape_text({257, 32}) == "257 x 32");
+    CHECK(shape_text({(std::size_t{1} << 20) + 1, 2}) == "2^20+1 x 2");
+    CHECK(shape_text({1, std::size_t{1} << 28}) == "1 x 2^28");
     CHECK(case_count(correctness_plan(7, PlanFor::gpu)) == 9 * case_count(correctness_plan(4, PlanFor::gpu)));
     // The emulator runs lab 7's largest size in one type and op only (plans.hpp).
     CHECK(case_count(correctness_plan(7, PlanFor::emulator)) == case_count(correctness_plan(7, PlanFor::gpu)) - 8);
