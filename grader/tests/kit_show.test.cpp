@@ -1,7 +1,8 @@
 // ./lab show's pictures (grader/src/show/): the layout of known kernels against the book's
 // figures, the first difference named, a deadlock drawn up to where it stopped, the docs'
-// figures current, the terminal view through a pseudo-terminal at 100 columns, and every
-// picture of the docs and of the broken-lab suite's labs 1-3 as headless Chromium draws it.
+// figures current, the terminal view through a pseudo-terminal at 100 columns, lab 8's matrix
+// (who read each element, over the whole launch), and every picture of the docs, of the
+// broken-lab suite's labs 1-3 and of lab 8's template row offset as headless Chromium draws it.
 // Emulator builds only: the pictures are drawn from the emulator's record.
 #include <unistd.h>
 
@@ -66,6 +67,19 @@ std::vector<std::pair<std::string, std::string>> broken_cases() {
   return cases;
 }
 
+// The module folder of one broken-lab case, empty where the suite is not built here.
+std::string broken_case(const std::string& case_name) {
+  const char* root = std::getenv("REDUCE_LAB_BROKEN_BUILD_DIR");
+  if (!root || !*root) return {};
+  const std::filesystem::path dir = std::filesystem::path(root) / case_name;
+  return std::filesystem::is_directory(dir) ? dir.string() : std::string();
+}
+
+// Lab 8's template row offset (grader/tests/broken) at 4 x 300, beside the reference: rows of
+// 300 elements start 256 apart, so they overlap (n > BLOCK_SIZE) and the last row's end is
+// never read. At 4 x 10 it would only read past the matrix and stop.
+constexpr std::size_t kOverlapSize = 4 * 300;
+
 int lab_of(const std::string& case_name) { return case_name[case_name.find("lab") + 3] - '0'; }
 
 // Lab `lab` of the module folder `dir` drawn beside the reference, as ./lab show draws it.
@@ -74,15 +88,15 @@ struct Drawn {
   std::string svg;
   bool loaded = false;
 };
-Drawn draw_case(const std::string& dir, int lab) {
+Drawn draw_case(const std::string& dir, int lab, std::size_t n = 16) {
   Drawn drawn;
   const LoadedLab loaded = load_lab_from(dir, lab, Flavor::counted, dir);
   if (!loaded) return drawn;  // a case that does not compile has nothing to draw
   drawn.loaded = true;
-  drawn.yours = record_run(*loaded.info, 16);
-  drawn.reference = record_run(reference(lab), 16);
+  drawn.yours = record_run(*loaded.info, n);
+  drawn.reference = record_run(reference(lab), n);
   Drawing drawing;
-  drawing.title = lab_title(lab) + " at n = 16";
+  drawing.title = lab_title(lab) + " at n = " + std::to_string(n);
   drawing.reference = &drawn.reference.picture;
   drawing.reference_label = "reference";
   drawing.yours = &drawn.yours.picture;
@@ -260,6 +274,90 @@ TEST_CASE("kit show layout: a loop that never ends draws its first steps and the
   CHECK_THAT(svg(drawing), Catch::Contains("step 200000"));
 }
 
+TEST_CASE("kit show matrix: lab 8's reference, every element read once, by the warps its shape picks") {
+  // At 4 x 10 the reference gives each row 16 lanes (LanesPerRowKernel<16>): one warp, two rows
+  // side by side, reads the whole matrix, row r column c by lane (r % 2) * 16 + c.
+  const RecordedRun small = record_run(reference(8), default_size(reference(8)));
+  REQUIRE(small.ran);
+  const Matrix& m = small.picture.matrix;
+  REQUIRE(m.drawn);
+  REQUIRE(m.rows == 4);
+  REQUIRE(m.columns == 10);
+  const MatrixTally t = tally(m);
+  CHECK(t.read_once == 40);
+  CHECK(t.read_again == 0);
+  CHECK(t.never_read == 0);
+  CHECK(t.stored_once == 4);
+  CHECK(m.loads_outside == 0);
+  REQUIRE(m.warps.size() == 1);
+  CHECK(m.warp_name(0) == "block 0 warp 0");
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t c = 0; c < 10; ++c) CHECK(m.element(r, c).lane == static_cast<int>(r % 2 * 16 + c));
+  CHECK(matrix_problems(m, "yours").empty());
+  CHECK_FALSE(first_difference(small.picture, small.picture).found);
+
+  // At 4 x 300 a warp per row (WarpPerRowKernel): row r is warp r's alone, in one block.
+  const RecordedRun wide = record_run(reference(8), kOverlapSize);
+  REQUIRE(wide.ran);
+  const Matrix& w = wide.picture.matrix;
+  REQUIRE(w.columns == 300);
+  CHECK(tally(w).read_once == kOverlapSize);
+  REQUIRE(w.warps.size() == 4);
+  for (unsigned r = 0; r < 4; ++r) {
+    INFO("row " << r);
+    CHECK(w.warp_name(r) == "block 0 warp " + std::to_string(r));
+    for (std::size_t c = 0; c < 300; ++c) CHECK(w.element(r, c).warps == std::vector<unsigned>{r});
+    CHECK(w.results[r].warps == std::vector<unsigned>{r});
+    CHECK(w.results[r].count == 1);
+  }
+}
+
+TEST_CASE("kit show matrix: the template's row offset draws elements read twice and never read") {
+  const std::string dir = broken_case("lab8_overlapping_row_offset");
+  if (dir.empty()) {
+    WARN("the broken-lab suite is not built here (REDUCE_LAB_BROKEN_BUILD_DIR): nothing to draw");
+    return;
+  }
+  const Drawn drawn = draw_case(dir, 8, kOverlapSize);
+  REQUIRE(drawn.loaded);
+  const Matrix& m = drawn.yours.picture.matrix;
+  REQUIRE(m.drawn);
+  // Block r reads elements 256 r .. 256 r + 299: row 0's columns 256..299 are also block 1's, and
+  // elements 1068..1199 (past 256 x 3 + 299), row 3's columns 168..299, nobody's.
+  const MatrixTally t = tally(m);
+  CHECK(t.read_again == 3 * 44);
+  CHECK(t.never_read == 1200 - 1068);
+  REQUIRE(m.element(0, 256).count == 2);
+  REQUIRE(m.element(0, 256).warps.size() == 2);
+  CHECK(m.warps[m.element(0, 256).warps[0]].block == 0);
+  CHECK(m.warps[m.element(0, 256).warps[1]].block == 1);
+  CHECK(m.element(0, 255).count == 1);
+  CHECK(m.element(3, 168).count == 0);
+  CHECK(m.element(3, 167).count == 1);
+  const Difference d = first_difference(drawn.reference.picture, drawn.yours.picture);
+  CHECK(d.found);
+  CHECK(d.words == "yours reads row 0, columns 256..299 twice (block 0 warp 2 and block 1 warp 0); the reference "
+                   "once, as every element");
+  CHECK_THAT(matrix_problems(m, "Yours"), Catch::StartsWith("Yours: 132 elements read more than once"));
+  CHECK_THAT(drawn.svg, Catch::Contains("class=\"matrix-cell again\""));
+  CHECK_THAT(drawn.svg, Catch::Contains("class=\"matrix-cell never\""));
+  CHECK_THAT(drawn.svg, Catch::Contains("block 1 warp 0"));
+  Drawing drawing;
+  drawing.title = "lab 8";
+  drawing.yours = &drawn.yours.picture;
+  drawing.yours_label = "yours";
+  const std::string text = terminal(drawing, false);
+  CHECK_THAT(text, Catch::Contains("row 3 "));
+  CHECK_THAT(text.substr(0, text.find("legend:")), Catch::Contains("○"));
+  CHECK_THAT(text, Catch::Contains("row 0 AAAAAAAAAAAAAAAABBBBBBBBBBBBBBBB222222 A\n"));
+  CHECK_THAT(text, Catch::Contains("A block 0 warp 0"));
+  // The reference's picture has neither mark.
+  drawing.yours = &drawn.reference.picture;
+  const std::string reference_text = terminal(drawing, false);
+  CHECK_THAT(reference_text.substr(0, reference_text.find("legend:")), !Catch::Contains("○"));
+  CHECK_THAT(drawn.svg.substr(0, drawn.svg.find("yours (")), !Catch::Contains("matrix-cell again"));
+}
+
 TEST_CASE("kit show docs: every lab page shows its reference's picture, and the committed figures are current") {
   for (int lab = 1; lab <= lab_count(); ++lab) {
     INFO(lab_title(lab));
@@ -287,15 +385,20 @@ TEST_CASE("kit show terminal: at 100 columns through a pseudo-terminal, in colou
                        "\" /dev/null");
   };
   const auto cases = broken_cases();
-  std::vector<std::pair<int, std::string>> runs = {{1, modules}, {4, modules}, {7, modules}};
+  std::vector<std::pair<int, std::string>> runs = {{1, modules}, {4, modules}, {7, modules}, {8, modules}};
   for (const auto& [name, dir] : cases)
     if (name == "lab1_owner_test_doubled" || name == "lab3_barrier_inside_if") runs.push_back({lab_of(name), dir});
   for (const auto& [lab, dir] : runs) {
     for (const char* environment : {"NO_COLOR=", "NO_COLOR=1"}) {
       const std::string out = show(lab, dir, environment);
       INFO("lab " << lab << " from " << dir << " with " << environment << ":\n" << out);
-      CHECK_THAT(out, Catch::Contains("step"));
-      CHECK_THAT(out, Catch::Contains("counts per step"));
+      if (lab == 8) {  // a matrix, who read each element
+        CHECK_THAT(out, Catch::Contains("row 3"));
+        CHECK_THAT(out, Catch::Contains("block 0 warp 0"));
+      } else {
+        CHECK_THAT(out, Catch::Contains("step"));
+        CHECK_THAT(out, Catch::Contains("counts per step"));
+      }
       CHECK((out.find("\033[") != std::string::npos) == (std::string(environment) == "NO_COLOR="));
       std::istringstream lines(out);
       std::size_t widest = 0;
@@ -318,10 +421,13 @@ function measure(svg, view) {
     if (b.x < 0 || b.y < 0 || b.x + b.width > view.width + 0.5 || b.y + b.height > view.height + 0.5)
       outside.push(e.tagName + ' ' + (e.getAttribute('class') || '') + ' ' + e.textContent.slice(0, 40));
   }
-  const drawn = Array.from(svg.querySelectorAll('rect.cell')).filter((e) => e.getBBox().width > 0).length;
-  const labels = Array.from(svg.querySelectorAll('text.step-label')).map((e) => e.textContent);
+  const shown = (selector) => Array.from(svg.querySelectorAll(selector)).filter((e) => e.getBBox().width > 0).length;
+  const labels = Array.from(svg.querySelectorAll('text.step-label, text.row-label')).map((e) => e.textContent);
+  const result = {width: view.width, height: view.height, outside: outside, cells: shown('rect.cell'), labels: labels,
+                  matrix: shown('rect.matrix-cell'), again: shown('rect.matrix-cell.again'),
+                  hatched: shown('rect.again-hatch'), never: shown('rect.matrix-cell.never')};
   svg.remove();  // the next picture is measured alone
-  return {width: view.width, height: view.height, outside: outside, cells: drawn, labels: labels};
+  return result;
 }
 )";
 
@@ -341,7 +447,24 @@ TEST_CASE("kit pictures: the docs' figures and the broken labs' pictures, as hea
     pictures[name] = drawn.svg;
     steps[name] = std::max(drawn.reference.picture.steps.size(), drawn.yours.picture.steps.size());
   }
+  // Lab 8's pictures are matrices, labelled by row: the docs' 4 x 10 (each element read once),
+  // and the template's row offset at 4 x 300 beside the reference (elements read twice, never).
+  std::map<std::string, std::size_t> rows;
+  rows[docs_figure_file(8)] = 4;
+  steps.erase(docs_figure_file(8));
+  const std::string overlap = broken_case("lab8_overlapping_row_offset");
+  if (!overlap.empty()) {
+    const Drawn drawn = draw_case(overlap, 8, kOverlapSize);
+    REQUIRE(drawn.loaded);
+    pictures["lab8_overlapping_row_offset"] = drawn.svg;
+    rows["lab8_overlapping_row_offset"] = 4;
+  }
   const nlohmann::json drawn = render_in_chromium(fresh_dir("pictures"), pictures, kMeasurePictures);
+  auto labelled = [&](const std::string& name, const std::string& word, std::size_t count) {
+    std::map<std::string, int> labels;
+    for (const auto& label : drawn[name]["labels"]) ++labels[label.get<std::string>()];
+    for (std::size_t s = 0; s < count; ++s) CHECK(labels[word + " " + std::to_string(s)] >= 1);
+  };
   for (const auto& [name, count] : steps) {
     INFO(name << ": " << drawn[name].dump());
     REQUIRE(drawn.contains(name));
@@ -349,8 +472,28 @@ TEST_CASE("kit pictures: the docs' figures and the broken labs' pictures, as hea
     CHECK(drawn[name]["width"].get<double>() > 100);
     CHECK(drawn[name]["cells"].get<int>() > 0);  // not blank
     CHECK(drawn[name]["outside"].empty());       // nothing clipped
-    std::set<std::string> labels;
-    for (const auto& label : drawn[name]["labels"]) labels.insert(label.get<std::string>());
-    for (std::size_t s = 0; s < count; ++s) CHECK(labels.count("step " + std::to_string(s)) == 1);
+    labelled(name, "step", count);
   }
+  for (const auto& [name, count] : rows) {
+    INFO(name << ": " << drawn[name].dump());
+    REQUIRE(drawn.contains(name));
+    REQUIRE_FALSE(drawn[name].contains("error"));
+    CHECK(drawn[name]["outside"].empty());
+    labelled(name, "row", count);
+  }
+  if (rows.count("lab8_overlapping_row_offset")) {
+    const nlohmann::json& both = drawn["lab8_overlapping_row_offset"];
+    INFO(both.dump());
+    // Two panels of 4 rows of 300 elements in 38 columns of 8: the reference's unmarked, yours
+    // with the overlaps hatched and row 3's end dashed.
+    CHECK(both["matrix"].get<int>() == 2 * 4 * 38);
+    CHECK(both["again"].get<int>() > 0);
+    CHECK(both["hatched"].get<int>() >= both["again"].get<int>());
+    CHECK(both["never"].get<int>() > 0);
+  }
+  const nlohmann::json& figure = drawn[docs_figure_file(8)];
+  INFO(figure.dump());
+  CHECK(figure["matrix"].get<int>() == 40);
+  CHECK(figure["again"].get<int>() == 0);
+  CHECK(figure["never"].get<int>() == 0);
 }

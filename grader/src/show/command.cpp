@@ -41,6 +41,12 @@ std::string short_source(const std::string& dir, int lab, const char* fallback_f
 }
 
 std::string size_words(const Picture& p) {
+  if (p.matrix.drawn) {
+    const std::string shape =
+        "a " + std::to_string(p.matrix.rows) + " x " + std::to_string(p.matrix.columns) + " matrix: ";
+    if (p.blocks == 1) return shape + "one block of " + std::to_string(p.threads) + " threads";
+    return shape + std::to_string(p.blocks) + " blocks of " + std::to_string(p.threads) + " threads, every block drawn";
+  }
   const std::string words = "n = " + std::to_string(p.n) + ": ";
   if (p.blocks == 1) return words + "one block of " + std::to_string(p.threads) + " threads";
   return words + std::to_string(p.blocks) + " blocks of " + std::to_string(p.threads) + " threads, block 0 drawn";

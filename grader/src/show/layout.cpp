@@ -375,6 +375,11 @@ const Memory* find_memory(const Picture& picture, const std::string& name, std::
 
 Difference first_difference(const Picture& reference, const Picture& yours) {
   Difference d;
+  if (reference.matrix.drawn && yours.matrix.drawn) {
+    d.words = matrix_difference(reference.matrix, yours.matrix);
+    d.found = !d.words.empty();
+    return d;
+  }
   const std::size_t steps = std::max(reference.steps.size(), yours.steps.size());
   for (std::size_t i = 0; i < steps; ++i) {
     const std::string label = "step " + std::to_string(i) + ": ";

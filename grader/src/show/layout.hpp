@@ -13,6 +13,8 @@
 #include <reduce_emu/record.h>
 #include <reduce_lab/abi.h>
 
+#include "show/matrix.hpp"
+
 namespace reduce_lab::grader::show {
 
 // What a step did to one cell (bits): it read it, wrote it, or updated it atomically.
@@ -65,6 +67,8 @@ struct Picture {
   // Steps not drawn: a launch's rows stop after kStepsDrawn (a loop that never ends would
   // draw thousands), but for the one it stopped in, which is drawn after the gap.
   std::size_t steps_left_out = 0;
+  // A row lab's run: the whole launch's input as a matrix (matrix.hpp), drawn instead of the steps.
+  Matrix matrix;
   unsigned warps() const { return (threads + 31) / 32; }
 };
 
@@ -77,6 +81,8 @@ constexpr unsigned kStepsDrawn = 40;
 Picture layout(const reduce_emu::Record& record, std::uintptr_t input, std::size_t n);
 
 // The first step where two pictures differ, named in words; empty `words` when they agree.
+// Two matrices (row labs) differ where an element or a result was touched a different number of
+// times (matrix_difference): which warps did it may differ, a mapping is the student's choice.
 struct Difference {
   bool found = false;
   std::size_t step = 0;  // index into both pictures' steps (the shorter one may lack it)

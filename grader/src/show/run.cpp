@@ -68,6 +68,8 @@ RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
   run.value = outcome.value;
   run.todo = outcome.todo;
   run.picture = layout(record, input_allocation(record, n), n);
+  if (module.kind == LabKind::rows)
+    run.picture.matrix = matrix_layout(record, input_allocation(record, n), kMatrixRows, n / kMatrixRows);
   return run;
 }
 

@@ -1,6 +1,8 @@
 #include "show/svg.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 #include <vector>
 
@@ -49,9 +51,151 @@ std::string counts_words(const Step& step) {
   return text;
 }
 
+// A row lab's panel (Picture::matrix): the input's rows of cells, each in the colour and letter
+// of the warp that read it, the results beside them, and the warps named under them.
+constexpr int kMatrixCell = 14;
+constexpr int kLegendLine = 15;
+constexpr int kLegendEntry = 150;  // "Z launch 2 block 12 warp 7"
+constexpr unsigned kLegendWarps = 32;
+const char* const kWarpFills[] = {"#90caf9", "#a5d6a7", "#ffcc80", "#ce93d8", "#80deea", "#bcaaa4",
+                                  "#f48fb1", "#e6ee9c", "#b0bec5", "#9fa8da", "#80cbc4", "#fff59d"};
+
+// "input, 4 x 300 (8 a column)": the heading over the matrix's cells.
+std::string matrix_heading(const Matrix& m) {
+  const MatrixColumns cols = matrix_columns(m);
+  return "input, " + std::to_string(m.rows) + " x " + std::to_string(m.columns) +
+         (cols.per > 1 ? " (" + std::to_string(cols.per) + " a column)" : "");
+}
+
+// Where the results' column starts, from the panel's left: past the cells and their heading.
+int matrix_results_x(const Matrix& m) {
+  const int cells = static_cast<int>(matrix_columns(m).count) * kMatrixCell;
+  return kLabel + std::max(cells, static_cast<int>(matrix_heading(m).size()) * 6) + kGap;
+}
+
+// Wide enough for the panel's title (13-pixel bold), the results and three legend entries.
+int matrix_panel_width(const Matrix& m, const std::string& label) {
+  return std::max({matrix_results_x(m) + 3 * kMatrixCell, 3 * kLegendEntry, static_cast<int>(label.size()) * 8});
+}
+
+// The legend's warps, and one entry "and K more warps" past kLegendWarps of them.
+unsigned legend_entries(const Matrix& m) {
+  return static_cast<unsigned>(std::min<std::size_t>(m.warps.size(), kLegendWarps + 1));
+}
+
+int matrix_legend_lines(const Matrix& m, const std::string& label) {
+  const unsigned per_line = static_cast<unsigned>(std::max(1, matrix_panel_width(m, label) / kLegendEntry));
+  return static_cast<int>((legend_entries(m) + per_line - 1) / per_line) + 1;  // the warps, then the marks
+}
+
+int matrix_panel_height(const Matrix& m, const std::string& label) {
+  return kHead - 24 + static_cast<int>(m.rows) * kRow + 6 + matrix_legend_lines(m, label) * kLegendLine;
+}
+
+// One cell of the matrix or of the results: a warp's colour and letter; a red hatch over it when
+// read (or stored) more than once, a dashed red border and no fill when never.
+void matrix_cell_svg(std::ostringstream& svg, int x, int y, int warp, bool again, bool never, const std::string& cls,
+                     const std::string& tip) {
+  const std::string fill = warp < 0 ? "#fff" : kWarpFills[static_cast<unsigned>(warp) % std::size(kWarpFills)];
+  svg << "<rect class=\"" << cls << (again ? " again" : "") << (never ? " never" : "") << "\" x=\"" << x
+      << "\" y=\"" << y << "\" width=\"" << kMatrixCell - 1 << "\" height=\"" << kMatrixCell - 1 << "\" fill=\""
+      << fill << "\"";
+  if (never) svg << " stroke=\"#c62828\" stroke-dasharray=\"2 2\"";
+  svg << "><title>" << xml_escaped(tip) << "</title></rect>\n";
+  if (warp >= 0)
+    svg << "<text class=\"warp-letter\" x=\"" << x + (kMatrixCell - 1) / 2 << "\" y=\"" << y + kMatrixCell - 4
+        << "\" font-size=\"9\" text-anchor=\"middle\" fill=\"#222\" pointer-events=\"none\">"
+        << warp_letter(static_cast<unsigned>(warp)) << "</text>\n";
+  if (again)
+    svg << "<rect class=\"again-hatch\" x=\"" << x << "\" y=\"" << y << "\" width=\"" << kMatrixCell - 1
+        << "\" height=\"" << kMatrixCell - 1
+        << "\" fill=\"url(#again)\" stroke=\"#c62828\" stroke-width=\"1.5\"><title>" << xml_escaped(tip)
+        << "</title></rect>\n";
+}
+
+std::string touches_words(const Matrix& m, const Touches& t, const char* verb) {
+  if (t.count == 0) return std::string("never ") + verb;
+  std::string words = std::string(verb) + " " + (t.count == 1 ? "once" : std::to_string(t.count) + " times") + " by ";
+  for (std::size_t i = 0; i < t.warps.size(); ++i) words += (i ? ", " : "") + m.warp_name(t.warps[i]);
+  if (t.warps.size() == 1) words += " lane " + std::to_string(t.lane);
+  return words;
+}
+
+int matrix_panel(std::ostringstream& svg, const Picture& p, const std::string& label, int x0, int y0) {
+  const Matrix& m = p.matrix;
+  const MatrixColumns cols = matrix_columns(m);
+  const int cells_x = x0 + kLabel;
+  const int out_x = x0 + matrix_results_x(m);
+  const int width = matrix_panel_width(m, label);
+  svg << "<text class=\"panel-title\" x=\"" << x0 << "\" y=\"" << y0 + 12 << "\" font-size=\"13\" font-weight=\"bold\">"
+      << xml_escaped(label) << "</text>\n";
+  svg << "<text class=\"area\" x=\"" << cells_x << "\" y=\"" << y0 + kHead - 30 << "\" font-size=\"10\" fill=\"#444\">"
+      << xml_escaped(matrix_heading(m)) << "</text>\n";
+  svg << "<text class=\"area\" x=\"" << out_x << "\" y=\"" << y0 + kHead - 30
+      << "\" font-size=\"10\" fill=\"#444\">out</text>\n";
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    const int y = y0 + kHead - 24 + static_cast<int>(r) * kRow;
+    svg << "<text class=\"row-label\" x=\"" << x0 << "\" y=\"" << y + kMatrixCell - 3 << "\" font-size=\"11\">row " << r
+        << "</text>\n";
+    for (std::size_t c = 0; c < cols.count; ++c) {
+      const MatrixCell cell = matrix_cell(m, cols, r, c);
+      std::string tip = "row " + std::to_string(r) + ", column " + std::to_string(cell.first);
+      if (cell.last > cell.first) tip = "row " + std::to_string(r) + ", columns " + std::to_string(cell.first) + ".." +
+                                        std::to_string(cell.last);
+      tip += " (input[" + std::to_string(r * m.columns + cell.first) + "]): ";
+      if (cols.per == 1)
+        tip += touches_words(m, m.element(r, cell.first), "read");
+      else
+        tip += cell.warp < 0 ? "never read" : "first read by " + m.warp_name(static_cast<unsigned>(cell.warp));
+      if (cols.per > 1 && cell.reads > 1) tip += "; some read " + std::to_string(cell.reads) + " times";
+      if (cols.per > 1 && cell.unread && cell.warp >= 0) tip += "; some never read";
+      matrix_cell_svg(svg, cells_x + static_cast<int>(c) * kMatrixCell, y, cell.warp, cell.reads > 1, cell.unread,
+                      "matrix-cell", tip);
+    }
+    const Touches& result = m.results[r];
+    const int writer = result.warps.empty() ? -1 : static_cast<int>(result.warps.front());
+    const std::string tip =
+        "output[" + std::to_string(r) + "]: " + touches_words(m, result, result.atomic ? "updated" : "stored");
+    matrix_cell_svg(svg, out_x, y, writer, result.count > 0 && !result_once(result), result.count == 0, "result-cell",
+                    tip);
+  }
+  // The legend: each warp's letter and colour (and how many more), then the marks.
+  const int top = y0 + kHead - 24 + static_cast<int>(m.rows) * kRow + 6 + kLegendLine - 4;
+  const unsigned per_line = static_cast<unsigned>(std::max(1, width / kLegendEntry));
+  const unsigned entries = legend_entries(m);
+  for (unsigned w = 0; w < entries; ++w) {
+    const int x = x0 + static_cast<int>(w % per_line) * kLegendEntry;
+    const int y = top + static_cast<int>(w / per_line) * kLegendLine;
+    if (w < kLegendWarps)
+      svg << "<rect class=\"legend-swatch\" x=\"" << x << "\" y=\"" << y - 9 << "\" width=\"10\" height=\"10\" fill=\""
+          << kWarpFills[w % std::size(kWarpFills)] << "\"/>\n"
+          << "<text class=\"legend-warp\" x=\"" << x + 14 << "\" y=\"" << y << "\" font-size=\"10\" fill=\"#444\">"
+          << warp_letter(w) << " " << m.warp_name(w) << "</text>\n";
+    else
+      svg << "<text class=\"legend-warp\" x=\"" << x << "\" y=\"" << y << "\" font-size=\"10\" fill=\"#444\">and "
+          << m.warps.size() - kLegendWarps << " more warps</text>\n";
+  }
+  const int y = top + static_cast<int>((entries + per_line - 1) / per_line) * kLegendLine;
+  svg << "<rect class=\"legend-swatch\" x=\"" << x0 << "\" y=\"" << y - 9
+      << "\" width=\"10\" height=\"10\" fill=\"url(#again)\" stroke=\"#c62828\"/>\n"
+      << "<text class=\"legend-mark\" x=\"" << x0 + 14 << "\" y=\"" << y
+      << "\" font-size=\"10\" fill=\"#444\">read (or stored) more than once</text>\n"
+      << "<rect class=\"legend-swatch\" x=\"" << x0 + 220 << "\" y=\"" << y - 9
+      << "\" width=\"10\" height=\"10\" fill=\"#fff\" stroke=\"#c62828\" stroke-dasharray=\"2 2\"/>\n"
+      << "<text class=\"legend-mark\" x=\"" << x0 + 234 << "\" y=\"" << y
+      << "\" font-size=\"10\" fill=\"#444\">never read (or stored)</text>\n";
+  return width;
+}
+
+int panel_height(const Picture& p, const std::string& label) {
+  if (p.matrix.drawn) return matrix_panel_height(p.matrix, label) + 12;
+  return kHead - 24 + static_cast<int>(p.steps.size()) * kRow + 12;
+}
+
 // One panel at x0: returns its width. `difference` marks the student's panel.
 int panel(std::ostringstream& svg, const Picture& p, const std::string& label, const Difference* difference, int x0,
           int y0) {
+  if (p.matrix.drawn) return matrix_panel(svg, p, label, x0, y0);
   // Areas: the threads (or warps), then each memory.
   struct Area {
     std::string heading;
@@ -165,7 +309,7 @@ std::string svg(const Drawing& d) {
   int x = kMargin, y = kMargin + 28, width = 640;
   for (const auto& [picture, label] : pictures) {
     const int drawn = panel(body, *picture, label, picture == d.yours ? &d.difference : nullptr, x, y);
-    const int height = kHead - 24 + static_cast<int>(picture->steps.size()) * kRow + 12;
+    const int height = panel_height(*picture, label);
     width = std::max(width, x + drawn + kMargin);
     if (beside)
       x += drawn + 2 * kMargin;
@@ -173,22 +317,40 @@ std::string svg(const Drawing& d) {
       y += height + 12;
   }
   if (beside) {
-    std::size_t rows = 0;
-    for (const auto& entry : pictures) rows = std::max(rows, entry.first->steps.size());
-    y += kHead - 24 + static_cast<int>(rows) * kRow + 12;
+    int tallest = 0;
+    for (const auto& [picture, label] : pictures) tallest = std::max(tallest, panel_height(*picture, label));
+    y += tallest;
   }
   y += 14;
+  bool matrices = false;
+  for (const auto& entry : pictures) matrices = matrices || entry.first->matrix.drawn;
+  if (matrices)  // a matrix's panel may be narrower than the title (15-pixel bold)
+    width = std::max(width, 2 * kMargin + static_cast<int>(d.title.size()) * 9);
   const std::size_t chars = static_cast<std::size_t>(width - 2 * kMargin) / 6;
   std::vector<std::pair<std::string, std::string>> notes;  // class, text
   if (d.reference && d.yours)
     notes.push_back({"difference", d.difference.found ? "First difference: " + d.difference.words
-                                                      : "Your kernel's picture is the reference's, step for step."});
+                                      : d.yours->matrix.drawn
+                                          ? "Your kernel reads each element and writes each result as often as the "
+                                            "reference's."
+                                          : "Your kernel's picture is the reference's, step for step."});
   for (const auto& [picture, label] : pictures)
     if (picture->stop.stopped)
       notes.push_back({"stop", "✖ " + stop_words(*picture, picture == d.yours ? "yours" : "the reference")});
-  notes.push_back({"legend",
-                   "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
-                   "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});
+  for (const auto& [picture, label] : pictures)
+    if (picture->matrix.drawn)
+      if (const std::string problems = matrix_problems(picture->matrix, picture == d.yours ? "Yours" : "The reference");
+          !problems.empty())
+        notes.push_back({"stop", problems});
+  if (matrices)
+    notes.push_back({"legend",
+                     "Every block of the launch is drawn: each element of the matrix in the colour and letter of the "
+                     "warp that loaded it, each result in those of the warp that stored it. Hover a cell for its "
+                     "warp and lane."});
+  else
+    notes.push_back({"legend",
+                     "Cells: pale read, mid written, dark read and written (blue global, purple shared), red "
+                     "atomic, grey untouched; green threads at work. Hover a cell for its index and value."});
   if (!d.note.empty()) notes.push_back({"note", d.note});
   for (const auto& [cls, text] : notes)
     for (const std::string& line : lines_of(text, chars)) {
@@ -203,7 +365,11 @@ std::string svg(const Drawing& d) {
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" font-family=\"sans-serif\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n";
+  if (matrices)  // the hatch over an element read more than once
+    svg << "<defs><pattern id=\"again\" patternUnits=\"userSpaceOnUse\" width=\"4\" height=\"4\" "
+           "patternTransform=\"rotate(45)\"><rect width=\"1.5\" height=\"4\" fill=\"#c62828\"/></pattern></defs>\n";
+  svg
       << "<text class=\"title\" x=\"" << kMargin << "\" y=\"" << kMargin + 12
       << "\" font-size=\"15\" font-weight=\"bold\">" << xml_escaped(d.title) << "</text>\n"
       << body.str() << "</svg>\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,7 +87,74 @@ std::vector<unsigned> area_widths(const Picture& p, std::vector<std::string>* he
   return widths;
 }
 
+// A row lab's panel (Picture::matrix): a letter per element, the warp that read it (in that
+// warp's colour), the results beside the rows, and the warps named under them. An element read
+// more than once shows how often (2-9, + past 9), one never read ○, both in red.
+const char* const kWarpColours[] = {"34", "32", "33", "35", "36", "94", "92", "93", "95", "96"};
+
+void touches_glyph(Line& line, int warp, unsigned count, bool again, bool never, bool colour) {
+  if (never) {
+    line.glyph("○", "1;31", colour);
+  } else if (again) {
+    const std::string digit(1, count > 9 ? '+' : static_cast<char>('0' + count));
+    line.glyph(digit.c_str(), "1;41", colour);
+  } else {
+    const std::string letter(1, warp_letter(static_cast<unsigned>(warp)));
+    line.glyph(letter.c_str(), kWarpColours[static_cast<unsigned>(warp) % std::size(kWarpColours)], colour);
+  }
+}
+
+std::vector<Line> matrix_panel(const Picture& p, const std::string& label, bool colour) {
+  const Matrix& m = p.matrix;
+  const MatrixColumns cols = matrix_columns(m);
+  std::vector<Line> lines;
+  Line title;
+  title.add(label.size() > 96 ? label.substr(0, 93) + "..." : label);
+  lines.push_back(title);
+  const std::string label_width = "row " + std::to_string(m.rows - 1) + " ";
+  Line head;
+  head.pad(static_cast<unsigned>(label_width.size()));
+  std::string heading = "input " + std::to_string(m.rows) + " x " + std::to_string(m.columns);
+  if (cols.per > 1) heading += ", /" + std::to_string(cols.per);
+  head.add(heading);
+  head.pad(std::max(head.width + 1, static_cast<unsigned>(label_width.size() + cols.count + 1)));
+  head.add("out");
+  lines.push_back(head);
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    Line row;
+    row.add("row " + std::to_string(r));
+    row.pad(static_cast<unsigned>(label_width.size()));
+    for (std::size_t c = 0; c < cols.count; ++c) {
+      const MatrixCell cell = matrix_cell(m, cols, r, c);
+      touches_glyph(row, cell.warp, cell.reads, cell.reads > 1, cell.unread, colour);
+    }
+    row.pad(std::max(row.width + 1, head.width - 3));
+    const Touches& result = m.results[r];
+    touches_glyph(row, result.warps.empty() ? -1 : static_cast<int>(result.warps.front()), result.count,
+                  result.count > 0 && !result_once(result), result.count == 0, colour);
+    lines.push_back(row);
+  }
+  // The warps, as many to a line as fit 80 columns.
+  Line legend;
+  for (unsigned w = 0; w < m.warps.size(); ++w) {
+    const std::string name = m.warp_name(w);
+    if (legend.width > 0 && legend.width + 3 + name.size() > 80) {
+      lines.push_back(legend);
+      legend = Line();
+    }
+    if (w == 32) {
+      legend.add("and " + std::to_string(m.warps.size() - w) + " more warps");
+      break;
+    }
+    touches_glyph(legend, static_cast<int>(w), 1, false, false, colour);
+    legend.add(" " + name + "  ");
+  }
+  if (legend.width > 0) lines.push_back(legend);
+  return lines;
+}
+
 std::vector<Line> panel(const Picture& p, const std::string& label, const Difference* difference, bool colour) {
+  if (p.matrix.drawn) return matrix_panel(p, label, colour);
   std::vector<Line> lines;
   std::vector<std::string> headings;
   const std::vector<unsigned> widths = area_widths(p, &headings);
@@ -173,38 +241,10 @@ void wrapped(std::ostringstream& out, const std::string& text, unsigned width, c
   if (!line.empty()) out << line << "\n";
 }
 
-}  // namespace
+using Pictures = std::vector<std::pair<const Picture*, std::string>>;
 
-std::string terminal(const Drawing& d, bool colour, unsigned width) {
-  std::ostringstream out;
-  const char* bold = colour ? "\033[1m" : "";
-  const char* reset = colour ? "\033[0m" : "";
-  std::ostringstream title;
-  wrapped(title, d.title, width, "  ");
-  out << bold << title.str() << reset;
-  std::vector<std::pair<const Picture*, std::string>> pictures;
-  if (d.reference) pictures.push_back({d.reference, d.reference_label});
-  if (d.yours) pictures.push_back({d.yours, d.yours_label});
-  std::vector<std::vector<Line>> panels;
-  for (const auto& [picture, label] : pictures)
-    panels.push_back(panel(*picture, label, picture == d.yours ? &d.difference : nullptr, colour));
-
-  unsigned widest[2] = {0, 0};
-  for (std::size_t k = 0; k < panels.size(); ++k)
-    for (const Line& line : panels[k]) widest[k] = std::max(widest[k], line.width);
-  if (panels.size() == 2 && widest[0] + 3 + widest[1] <= width) {
-    const std::size_t rows = std::max(panels[0].size(), panels[1].size());
-    for (std::size_t r = 0; r < rows; ++r) {
-      Line left = r < panels[0].size() ? panels[0][r] : Line();
-      left.pad(widest[0]);
-      out << left.text << (r == 0 ? "   " : " │ ") << (r < panels[1].size() ? panels[1][r].text : "") << "\n";
-    }
-  } else {
-    for (std::size_t k = 0; k < panels.size(); ++k) {
-      if (k) out << "\n";
-      for (const Line& line : panels[k]) out << line.text << "\n";
-    }
-  }
+// Under a picture of steps: the legend, and the grader's counts for each step side by side.
+void steps_notes(std::ostringstream& out, const Pictures& pictures, bool colour, const char* bold, const char* reset) {
   out << "legend: █ active thread  ▁..█ lanes of a warp at work  · idle or untouched\n"
       << "        ○ read  ● written  ◉ read and written  ⊕ atomic; "
       << (colour ? "\033[34mglobal\033[0m, \033[35mshared\033[0m memory" : "in, out: global, sh: shared memory")
@@ -244,7 +284,57 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
     }
     out << "\n";
   }
+}
 
+// Under a matrix: the marks, and what each run got wrong.
+void matrix_notes(std::ostringstream& out, const Pictures& pictures, const Drawing& d, bool colour, unsigned width) {
+  out << "legend: each element's letter names the warp that read it (every block is drawn), each result's\n"
+      << "        the warp that stored it; 2-9 (+ past 9): read or stored that many times; ○ never\n";
+  for (const auto& [picture, label] : pictures)
+    if (const std::string problems = matrix_problems(picture->matrix, picture == d.yours ? "Yours" : "The reference");
+        !problems.empty()) {
+      std::ostringstream words;
+      wrapped(words, problems, width, "  ");
+      out << (colour ? "\033[1;31m" : "") << words.str() << (colour ? "\033[0m" : "");
+    }
+}
+
+}  // namespace
+
+std::string terminal(const Drawing& d, bool colour, unsigned width) {
+  std::ostringstream out;
+  const char* bold = colour ? "\033[1m" : "";
+  const char* reset = colour ? "\033[0m" : "";
+  std::ostringstream title;
+  wrapped(title, d.title, width, "  ");
+  out << bold << title.str() << reset;
+  std::vector<std::pair<const Picture*, std::string>> pictures;
+  if (d.reference) pictures.push_back({d.reference, d.reference_label});
+  if (d.yours) pictures.push_back({d.yours, d.yours_label});
+  std::vector<std::vector<Line>> panels;
+  for (const auto& [picture, label] : pictures)
+    panels.push_back(panel(*picture, label, picture == d.yours ? &d.difference : nullptr, colour));
+
+  unsigned widest[2] = {0, 0};
+  for (std::size_t k = 0; k < panels.size(); ++k)
+    for (const Line& line : panels[k]) widest[k] = std::max(widest[k], line.width);
+  if (panels.size() == 2 && widest[0] + 3 + widest[1] <= width) {
+    const std::size_t rows = std::max(panels[0].size(), panels[1].size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      Line left = r < panels[0].size() ? panels[0][r] : Line();
+      left.pad(widest[0]);
+      out << left.text << (r == 0 ? "   " : " │ ") << (r < panels[1].size() ? panels[1][r].text : "") << "\n";
+    }
+  } else {
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+      if (k) out << "\n";
+      for (const Line& line : panels[k]) out << line.text << "\n";
+    }
+  }
+  if (pictures.front().first->matrix.drawn)
+    matrix_notes(out, pictures, d, colour, width);
+  else
+    steps_notes(out, pictures, colour, bold, reset);
   out << "\n";
   if (d.reference && d.yours) {
     if (d.difference.found) {
@@ -252,7 +342,9 @@ std::string terminal(const Drawing& d, bool colour, unsigned width) {
       wrapped(words, "▶ first difference, " + d.difference.words, width, "  ");
       out << (colour ? "\033[1;31m" : "") << words.str().substr(0, 3) << reset << words.str().substr(3);
     } else {
-      out << "Your kernel's picture is the reference's, step for step.\n";
+      out << (d.yours->matrix.drawn ? "Your kernel reads each element and writes each result as often as the "
+                                      "reference's.\n"
+                                    : "Your kernel's picture is the reference's, step for step.\n");
     }
   }
   for (const auto& [picture, label] : pictures)
