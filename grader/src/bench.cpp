@@ -1,5 +1,6 @@
 #include "bench.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -10,11 +11,13 @@
 #include <utility>
 
 #include "catalog.hpp"
+#include "check_messages.hpp"
 #include "device.hpp"
 #include "faults.hpp"
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "rows_speed_check.hpp"
 #include "run_once.hpp"
 #include "timing.hpp"
 #if defined(REDUCE_LAB_HAVE_CUB)
@@ -24,6 +27,9 @@
 namespace reduce_lab::grader {
 
 namespace {
+
+// A row lab is benched once it is right on this matrix: rows of an odd length, past a warp.
+constexpr Shape kRowsCheckShape{100, 33};
 
 // Times `run` (which enqueues device work) `samples` times after warm-ups, each sample after
 // `prepare` (untimed); `verify` checks the result of every run and returns false when wrong.
@@ -98,33 +104,38 @@ nlohmann::json run_bench(const BenchPlan& plan) {
                           {"left_out", nlohmann::json::array()},
                           {"notes", nlohmann::json::array()}};
 
-  // The labs that can be timed: built, written, and right at the smallest size.
+  // The labs that can be timed: built, written, and right at the smallest size (a row lab: on
+  // a small matrix; it is timed after the sweep, on its own table).
   struct Contender {
     int lab;
     const ModuleInfo* module;
     nlohmann::json series;
   };
   std::vector<Contender> labs;
+  std::optional<Contender> rows_lab;
   const std::size_t smallest = std::size_t{1} << plan.low_log;
-  for (int lab = 1; lab <= lab_count(); ++lab) {
-    if (lab_info(lab).kind == LabKind::rows) {
-      // A sweep over vector sizes says nothing of a reduction per row: its table is its own.
-      bench["notes"].push_back(lab_title(lab) + " reduces rows: its table is labgrader --bench-rows (docs/08-rows.md)");
-      continue;
+  auto problem_of = [](const RunOnce& once, const std::string& where) -> std::string {
+    switch (once.problem) {
+      case RunOnce::Problem::todo: return "not implemented yet";
+      case RunOnce::Problem::fault: return std::string(fault_name(once.fault)) + " at " + where;
+      case RunOnce::Problem::wrong: return "wrong at " + where + ": " + once.detail;
+      case RunOnce::Problem::none: break;
     }
+    return "";
+  };
+  for (int lab = 1; lab <= lab_count(); ++lab) {
+    const bool rows = lab_info(lab).kind == LabKind::rows;
     const LoadedLab loaded = load_lab(lab, Flavor::plain);
     std::string problem;
     if (!loaded) {
       problem = loaded.problem.substr(0, loaded.problem.find('\n'));
+    } else if (rows) {
+      const Shape shape = kRowsCheckShape;
+      problem = problem_of(run_once_rows(loaded.info, make_matrix(Pattern::uniform, DType::f32, shape)),
+                           shape_text(shape));
     } else {
       const HostArray input = make_input(Pattern::uniform, DType::f32, smallest);
-      const RunOnce once = run_once(loaded.info, input, reference(input, Op::sum));
-      if (once.problem == RunOnce::Problem::todo)
-        problem = "not implemented yet";
-      else if (once.problem == RunOnce::Problem::fault)
-        problem = std::string(fault_name(once.fault)) + " at n = " + size_text(smallest);
-      else if (once.problem == RunOnce::Problem::wrong)
-        problem = "wrong at n = " + size_text(smallest) + ": " + once.detail;
+      problem = problem_of(run_once(loaded.info, input, reference(input, Op::sum)), "n = " + size_text(smallest));
     }
     if (!problem.empty()) {
       bench["left_out"].push_back({{"lab", lab}, {"name", lab_title(lab)}, {"why", problem}});
@@ -132,8 +143,11 @@ nlohmann::json run_bench(const BenchPlan& plan) {
       std::fflush(stdout);  // before the next lab's kernel, which may take the process down
       continue;
     }
-    labs.push_back({lab, loaded.info,
-                    {{"name", lab_title(lab)}, {"kind", "lab"}, {"lab", lab}, {"points", nlohmann::json::array()}}});
+    if (rows)
+      rows_lab = Contender{lab, loaded.info, nullptr};
+    else
+      labs.push_back({lab, loaded.info,
+                      {{"name", lab_title(lab)}, {"kind", "lab"}, {"lab", lab}, {"points", nlohmann::json::array()}}});
   }
   nlohmann::json cub_series = {{"name", "cub::DeviceReduce::Sum"}, {"kind", "cub"}, {"points", nlohmann::json::array()}};
   nlohmann::json copy_series = {{"name", "copy (read + write)"}, {"kind", "copy"}, {"points", nlohmann::json::array()}};
@@ -191,6 +205,18 @@ nlohmann::json run_bench(const BenchPlan& plan) {
   for (Contender& contender : labs) bench["series"].push_back(contender.series);
   if (!cub_series["points"].empty()) bench["series"].push_back(cub_series);
   bench["series"].push_back(copy_series);
+
+  if (rows_lab) {
+    // The rows table at the size docs/08-rows.md measures, or the sweep's largest if smaller.
+    const std::size_t elements = std::min(kRowsTableFloats, std::size_t{1} << plan.high_log);
+    std::printf("%s: rows of a %s-float matrix ...\n", lab_title(rows_lab->lab).c_str(), size_text(elements).c_str());
+    std::fflush(stdout);
+    try {
+      bench["rows"] = bench_rows(rows_lab->module, samples, elements);
+    } catch (const std::exception& error) {
+      bench["left_out"].push_back({{"lab", rows_lab->lab}, {"name", lab_title(rows_lab->lab)}, {"why", error.what()}});
+    }
+  }
   return bench;
 }
 
@@ -228,9 +254,45 @@ std::string bench_table(const nlohmann::json& bench) {
   table("GB/s (4 bytes x n / median time; copy: bytes read + written)", "gbs", "%.0f");
   table("median ms", "median_ms", "%.4f");
   out << "\n'!' marks a size where a timed result was wrong.\n";
+  if (bench.contains("rows")) out << "\n" << bench_rows_table(bench["rows"]);
   for (const nlohmann::json& left : bench["left_out"])
     out << left["name"].get<std::string>() << " was left out: " << left["why"].get<std::string>() << "\n";
   for (const nlohmann::json& note : bench["notes"]) out << "Note: " << note.get<std::string>() << "\n";
+  return out.str();
+}
+
+std::string bench_rows_table(const nlohmann::json& rows) {
+  std::ostringstream out;
+  const double copy = rows["copy_gbs"].get<double>();
+  const std::string lab = "lab " + std::to_string(rows["lab"].get<int>());
+  out << rows["name"].get<std::string>() << " on " << rows["device"].get<std::string>()
+      << ": each row of an m x n matrix of " << size_text(rows["elements"].get<std::size_t>())
+      << " floats summed, median of " << rows["samples"].get<int>() << " samples\n"
+      << "GB/s: 4 m n / median time; (%): its share of the copy bandwidth, " << format("%.0f", copy)
+      << " GB/s (bytes read + written by a device-to-device copy)\n";
+  char line[160];
+  std::snprintf(line, sizeof line, "%10s %9s %11s %15s %11s %15s %8s\n", "m", "n", (lab + " ms").c_str(),
+                (lab + " GB/s").c_str(), "CUB ms", "CUB GB/s", "vs CUB");
+  out << line;
+  bool cub = false;
+  for (const nlohmann::json& shape : rows["shapes"]) {
+    const nlohmann::json& mine = shape["lab"];
+    std::string cub_ms = "-", cub_gbs = "-", ratio = "-";
+    if (shape.contains("cub")) {
+      cub = true;
+      cub_ms = format("%.4f", shape["cub"]["median_ms"].get<double>());
+      cub_gbs = format("%.0f", shape["cub"]["gbs"].get<double>()) +
+                format(" (%3.0f%%)", 100 * shape["cub"]["copy_share"].get<double>());
+      ratio = format("%.2fx", shape["cub_ratio"].get<double>());
+    }
+    std::snprintf(line, sizeof line, "%10s %9s %11.4f %8.0f (%3.0f%%) %11s %15s %8s\n",
+                  size_text(shape["rows"].get<std::size_t>()).c_str(),
+                  size_text(shape["columns"].get<std::size_t>()).c_str(),
+                  mine["median_ms"].get<double>(), mine["gbs"].get<double>(), 100 * mine["copy_share"].get<double>(),
+                  cub_ms.c_str(), cub_gbs.c_str(), ratio.c_str());
+    out << line;
+  }
+  if (cub) out << "vs CUB: CUB's time over " << lab << "'s (above 1: " << lab << " is faster).\n";
   return out.str();
 }
 

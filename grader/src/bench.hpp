@@ -1,6 +1,6 @@
 // Measurements that are not a lab's grade: the device's own figures (copy bandwidth and
 // cub::DeviceReduce::Sum at the speed tests' size, the staircase's reference lines) and
-// ./lab bench's sweep of every lab over sizes. CUB is there only in GPU builds
+// ./lab bench's sweep of every lab over sizes, with lab 8's rows table. CUB is there only in GPU builds
 // (REDUCE_LAB_HAVE_CUB); on the emulator these run too, which the kit's own tests use to
 // check the files they write, but their times mean nothing there.
 #pragma once
@@ -24,11 +24,21 @@ struct BenchPlan {
   std::string sources = "solutions";  // what the modules were built from: labs or solutions
 };
 
+// The matrix of lab 8's table (labgrader --bench-rows): 2^26 floats, the speed tests' size.
+constexpr std::size_t kRowsTableFloats = std::size_t{1} << 26;
+
 // bench.json: for each size that fits in the device's free memory, every lab that is right at
 // the smallest size, CUB and the copy: median time, spread and GB/s. Prints progress.
+// A row lab (lab 8) right on a small matrix gets "rows" instead, its table (bench_rows() in
+// rows_speed_check.hpp) on a matrix of kRowsTableFloats or 2^high_log floats, the smaller.
 nlohmann::json run_bench(const BenchPlan& plan);
 
-// The sweep as two tables (GB/s, then median ms): sizes down, contenders across.
+// The sweep as two tables (GB/s, then median ms): sizes down, contenders across; then the
+// rows table where there is one.
 std::string bench_table(const nlohmann::json& bench);
+
+// The rows table (bench.json's "rows", --bench-rows's rows.json): one row length per line, the
+// lab's and CUB's median ms and GB/s, their share of the copy bandwidth, and CUB's time over the lab's.
+std::string bench_rows_table(const nlohmann::json& rows);
 
 }  // namespace reduce_lab::grader

@@ -310,72 +310,182 @@ std::string staircase_svg(const Staircase& staircase) {
   return svg.str();
 }
 
-std::string bench_svg(const nlohmann::json& bench) {
+namespace {
+
+// A line chart of GB/s against a size on a log axis: ./lab bench's sweep and its rows table.
+struct ChartSeries {
+  std::string name;
+  std::string colour;
+  std::string dash;  // stroke-dasharray; empty: solid
+  double width = 2;
+  std::vector<std::pair<double, double>> points;  // size, GB/s
+};
+// A figure that does not depend on the size (the rows table's copy bandwidth): a line across.
+struct ChartLevel {
+  std::string cls;  // the line's class, as the staircase's ("copy")
+  std::string name;
+  std::string colour;
+  std::string dash;
+  double gbs = 0;
+};
+struct LineChart {
+  std::string document_title, title, subtitle, x_label;
+  std::vector<std::pair<double, std::string>> x_ticks;  // size, its label; the axis spans them and every point
+  std::vector<ChartSeries> series;
+  std::vector<ChartLevel> levels;
+};
+
+std::string line_chart_svg(const LineChart& chart) {
   constexpr double kWidth = 960, kHeight = 520, kLeft = 80, kRight = 230, kTop = 70, kBottom = 60;
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   const double base = kTop + plot_h;
-  int low = 64, high = 0;
-  double top = 0;
-  for (const nlohmann::json& series : bench["series"])
-    for (const nlohmann::json& point : series["points"]) {
-      const int log = static_cast<int>(std::lround(std::log2(point["n"].get<double>())));
-      low = std::min(low, log);
-      high = std::max(high, log);
-      top = std::max(top, number_at(point, "gbs"));
+  double low = HUGE_VAL, high = -HUGE_VAL, top = 0;
+  auto span = [&](double x) {
+    low = std::min(low, std::log2(x));
+    high = std::max(high, std::log2(x));
+  };
+  for (const auto& tick : chart.x_ticks) span(tick.first);
+  for (const ChartSeries& series : chart.series)
+    for (const auto& [x, gbs] : series.points) {
+      span(x);
+      top = std::max(top, gbs);
     }
+  for (const ChartLevel& level : chart.levels) top = std::max(top, level.gbs);
   if (high < low) low = high = 0;
   if (high == low) high = low + 1;
   const double step_gbs = tick_step(top > 0 ? top * 1.05 : 1);
   const double axis_top = std::max(step_gbs, std::ceil(top * 1.05 / step_gbs) * step_gbs);
-  auto x_of = [&](double n) { return kLeft + plot_w * (std::log2(n) - low) / (high - low); };
+  auto x_of = [&](double x) { return kLeft + plot_w * (std::log2(x) - low) / (high - low); };
   auto y_of = [&](double gbs) { return base - plot_h * gbs / axis_top; };
-  static const char* const kPalette[] = {"#8e24aa", "#d81b60", "#f4511e", "#f9a825", "#7cb342",
-                                         "#00897b", "#2e7d32", "#6d4c41", "#546e7a"};
   std::ostringstream svg;
   svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight << "\" viewBox=\"0 0 "
       << kWidth << " " << kHeight << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
-      << "<title>reduction-labs bench</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
-      << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">GB/s against n"
-      << xml_escaped(bench.value("device", "").empty() ? "" : " on " + bench.value("device", "")) << "</text>\n"
-      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">" << xml_escaped(bench.value("sources", ""))
-      << ": 4 bytes x n / median time of " << bench.value("samples", 0) << " samples</text>\n";
+      << "<title>" << xml_escaped(chart.document_title) << "</title>\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+      << "<text x=\"" << kLeft << "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">" << xml_escaped(chart.title)
+      << "</text>\n"
+      << "<text x=\"" << kLeft << "\" y=\"48\" font-size=\"12\" fill=\"#444\">" << xml_escaped(chart.subtitle)
+      << "</text>\n";
   for (double tick = 0; tick <= axis_top + 1e-9; tick += step_gbs)
     svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << y_of(tick) << "\" y2=\"" << y_of(tick)
         << "\" stroke=\"#e3e3e3\"/><text x=\"" << kLeft - 8 << "\" y=\"" << y_of(tick) + 4
         << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#444\">" << format("%.0f", tick) << "</text>\n";
-  for (int log = low; log <= high; ++log)
-    svg << "<text x=\"" << x_of(std::ldexp(1.0, log)) << "\" y=\"" << base + 18
-        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">2^" << log << "</text>\n";
+  for (const auto& [x, label] : chart.x_ticks)
+    svg << "<text class=\"x-tick\" x=\"" << x_of(x) << "\" y=\"" << base + 18
+        << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#444\">" << xml_escaped(label) << "</text>\n";
   svg << "<text x=\"" << kLeft + plot_w / 2 << "\" y=\"" << base + 40
-      << "\" font-size=\"12\" text-anchor=\"middle\" fill=\"#444\">n (floats)</text>\n"
+      << "\" font-size=\"12\" text-anchor=\"middle\" fill=\"#444\">" << xml_escaped(chart.x_label) << "</text>\n"
       << "<text x=\"22\" y=\"" << kTop + plot_h / 2 << "\" font-size=\"12\" fill=\"#444\" text-anchor=\"middle\" "
       << "transform=\"rotate(-90 22 " << kTop + plot_h / 2 << ")\">GB/s</text>\n"
       << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << base << "\" y2=\"" << base
       << "\" stroke=\"#333\"/>\n";
-  int index = 0, key = 0;
-  for (const nlohmann::json& series : bench["series"]) {
-    const std::string kind = series.value("kind", "lab");
-    const std::string colour = kind == "copy" ? "#111111" : kind == "cub" ? "#1565c0" : kPalette[index++ % 9];
-    const std::string dash = kind == "copy" ? "6 4" : "";
-    std::string points;
-    for (const nlohmann::json& point : series["points"])
-      points += format("%.1f", x_of(point["n"].get<double>())) + "," + format("%.1f", y_of(number_at(point, "gbs"))) + " ";
-    const std::string name = series.value("name", "");
-    svg << "<polyline class=\"series\" data-series=\"" << xml_escaped(name) << "\" points=\"" << points
-        << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"" << (kind == "lab" ? 2 : 2.5) << "\""
-        << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>\n";
-    for (const nlohmann::json& point : series["points"])
-      svg << "<circle cx=\"" << format("%.1f", x_of(point["n"].get<double>())) << "\" cy=\""
-          << format("%.1f", y_of(number_at(point, "gbs"))) << "\" r=\"2.5\" fill=\"" << colour << "\"/>\n";
+  int key = 0;
+  auto key_entry = [&](const std::string& colour, const std::string& dash, const std::string& name) {
     const double key_y = kTop + 16.0 * key++;
     svg << "<line x1=\"" << kLeft + plot_w + 14 << "\" x2=\"" << kLeft + plot_w + 36 << "\" y1=\"" << key_y - 4
         << "\" y2=\"" << key_y - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\""
         << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/><text x=\"" << kLeft + plot_w + 42
-        << "\" y=\"" << key_y << "\" font-size=\"11\">" << xml_escaped(name) << "</text>\n";
+        << "\" y=\"" << key_y << "\" class=\"key\" font-size=\"11\">" << xml_escaped(name) << "</text>\n";
+  };
+  for (const ChartSeries& series : chart.series) {
+    std::string points;
+    for (const auto& [x, gbs] : series.points)
+      points += format("%.1f", x_of(x)) + "," + format("%.1f", y_of(gbs)) + " ";
+    svg << "<polyline class=\"series\" data-series=\"" << xml_escaped(series.name) << "\" points=\"" << points
+        << "\" fill=\"none\" stroke=\"" << series.colour << "\" stroke-width=\"" << series.width << "\""
+        << (series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"") << "/>\n";
+    for (const auto& [x, gbs] : series.points)
+      svg << "<circle cx=\"" << format("%.1f", x_of(x)) << "\" cy=\"" << format("%.1f", y_of(gbs))
+          << "\" r=\"2.5\" fill=\"" << series.colour << "\"/>\n";
+    key_entry(series.colour, series.dash, series.name);
+  }
+  for (const ChartLevel& level : chart.levels) {
+    svg << "<line class=\"" << level.cls << "\" x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\""
+        << y_of(level.gbs) << "\" y2=\"" << y_of(level.gbs) << "\" stroke=\"" << level.colour << "\" stroke-width=\"2\""
+        << (level.dash.empty() ? "" : " stroke-dasharray=\"" + level.dash + "\"") << "/>\n";
+    key_entry(level.colour, level.dash, level.name);
   }
   svg << "</svg>\n";
   return svg.str();
+}
+
+// One colour per lab in every chart; CUB blue, the copy black and dashed, as in the staircase.
+const char* lab_colour(int lab) {
+  static const char* const kPalette[] = {"#8e24aa", "#d81b60", "#f4511e", "#f9a825", "#7cb342",
+                                         "#00897b", "#2e7d32", "#6d4c41", "#546e7a"};
+  return kPalette[static_cast<unsigned>(std::max(lab - 1, 0)) % 9];
+}
+constexpr const char* kCubColour = "#1565c0";
+constexpr const char* kCopyColour = "#111111";
+constexpr const char* kCopyDash = "6 4";
+
+}  // namespace
+
+std::string bench_svg(const nlohmann::json& bench) {
+  LineChart chart;
+  const std::string device = bench.value("device", "");
+  chart.document_title = "reduction-labs bench";
+  chart.title = "GB/s against n" + (device.empty() ? "" : " on " + device);
+  chart.subtitle = bench.value("sources", "") + ": 4 bytes x n / median time of " +
+                   std::to_string(bench.value("samples", 0)) + " samples";
+  chart.x_label = "n (floats)";
+  int low = 64, high = 0, unnumbered = 0;
+  for (const nlohmann::json& series : bench["series"]) {
+    const std::string kind = series.value("kind", "lab");
+    ChartSeries line;
+    line.name = series.value("name", "");
+    if (kind == "copy")
+      line.colour = kCopyColour;
+    else if (kind == "cub")
+      line.colour = kCubColour;
+    else  // a series that names no lab (a hand-written bench.json) gets the next colour
+      line.colour = lab_colour(series.contains("lab") ? series["lab"].get<int>() : ++unnumbered);
+    line.dash = kind == "copy" ? kCopyDash : "";
+    line.width = kind == "lab" ? 2 : 2.5;
+    for (const nlohmann::json& point : series["points"]) {
+      const double n = point["n"].get<double>();
+      line.points.emplace_back(n, number_at(point, "gbs"));
+      low = std::min(low, static_cast<int>(std::lround(std::log2(n))));
+      high = std::max(high, static_cast<int>(std::lround(std::log2(n))));
+    }
+    chart.series.push_back(line);
+  }
+  for (int log = low; log <= high; ++log) chart.x_ticks.emplace_back(std::ldexp(1.0, log), "2^" + std::to_string(log));
+  return line_chart_svg(chart);
+}
+
+std::string bench_rows_svg(const nlohmann::json& rows) {
+  LineChart chart;
+  const std::string device = rows.value("device", "");
+  const int lab = rows.value("lab", 0);
+  const double copy = number_at(rows, "copy_gbs");
+  chart.document_title = "reduction-labs bench: rows";
+  chart.title = "GB/s against row length" + (device.empty() ? "" : " on " + device);
+  chart.subtitle = "each row of an m x n matrix of " +
+                   size_text(static_cast<std::size_t>(number_at(rows, "elements"))) +
+                   " floats summed: 4 m n / median time of " + std::to_string(rows.value("samples", 0)) + " samples";
+  chart.x_label = "n (floats per row; m = floats / n rows)";
+  ChartSeries mine{rows.value("name", "lab " + std::to_string(lab)), lab_colour(lab), "", 2, {}};
+  ChartSeries cub{"CUB DeviceSegmentedReduce", kCubColour, "", 2.5, {}};
+  double longest = 1;
+  for (const nlohmann::json& shape : rows["shapes"]) {
+    const double n = number_at(shape, "columns");
+    longest = std::max(longest, n);
+    mine.points.emplace_back(n, number_at(shape["lab"], "gbs"));
+    if (shape.contains("cub")) cub.points.emplace_back(n, number_at(shape["cub"], "gbs"));
+  }
+  chart.series.push_back(mine);
+  if (!cub.points.empty()) chart.series.push_back(cub);
+  if (copy > 0)
+    chart.levels.push_back({"copy", "copy (read + write) " + format("%.0f GB/s", copy), kCopyColour, kCopyDash, copy});
+  // Powers of ten from 1 to the first at or past the longest row.
+  for (int power = 0;; ++power) {
+    const double tick = std::pow(10.0, power);
+    chart.x_ticks.emplace_back(tick, power == 0 ? "1" : power == 1 ? "10" : "10^" + std::to_string(power));
+    if (tick >= longest) break;
+  }
+  return line_chart_svg(chart);
 }
 
 }  // namespace reduce_lab::grader

@@ -1,6 +1,7 @@
 // The pictures of a grade: the staircase (GB/s per lab against the device's copy bandwidth
-// and CUB) for the terminal and as SVG, and the bench sweep (GB/s against n) as SVG. Both
-// are drawn from the JSON the grader already wrote (report.json, bench.json), never measured here.
+// and CUB) for the terminal and as SVG, and the bench sweep (GB/s against n) and its rows table
+// (GB/s against row length) as SVG. All are drawn from the JSON the grader already wrote
+// (report.json, bench.json), never measured here.
 #pragma once
 
 #include <optional>
@@ -45,6 +46,10 @@ std::string staircase_svg(const Staircase& staircase);
 
 // bench.json (./lab bench) as GB/s against n, one line per lab, CUB and copy.
 std::string bench_svg(const nlohmann::json& bench);
+
+// bench.json's "rows" (or --bench-rows's rows.json) as GB/s against the row length n on a log
+// axis: the row lab and CUB's segmented reduction as two lines, the copy bandwidth across.
+std::string bench_rows_svg(const nlohmann::json& rows);
 
 // Text made safe for SVG (XML) text and attribute values.
 std::string xml_escaped(const std::string& text);

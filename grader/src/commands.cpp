@@ -343,7 +343,12 @@ int bench_command(int argc, char** argv) {
     std::fputs(bench_table(bench).c_str(), stdout);
     write_json((out / "bench.json").string(), bench);
     write_text((out / "bench.svg").string(), bench_svg(bench));
-    std::printf("\nBench: %s, %s\n", (out / "bench.json").string().c_str(), (out / "bench.svg").string().c_str());
+    std::printf("\nBench: %s, %s", (out / "bench.json").string().c_str(), (out / "bench.svg").string().c_str());
+    if (bench.contains("rows")) {
+      write_text((out / "bench-rows.svg").string(), bench_rows_svg(bench["rows"]));
+      std::printf(", %s", (out / "bench-rows.svg").string().c_str());
+    }
+    std::printf("\n");
     return 0;
   };
   // The sweep runs students' kernels: in a child this process supervises, as a test is run, so
@@ -364,28 +369,19 @@ int bench_command(int argc, char** argv) {
 constexpr const char* kBenchRowsUsage = "labgrader --bench-rows OUT_DIR";
 
 // Lab 8's table (docs/08-rows.md): the lab's module against CUB's segmented reduction and the
-// copy bandwidth, one row length per line, m filling 2^26 floats.
+// copy bandwidth, one row length per line, m filling 2^26 floats; ./lab bench's "rows" alone.
 int bench_rows_command(int argc, char** argv) {
   if (argc != 3) throw UsageError(std::string("usage: ") + kBenchRowsUsage);
   std::string why;
   if (!gpu_present(&why)) throw UsageError("the rows table needs a usable GPU: " + why);
   const LoadedLab lab = load_lab(8, Flavor::plain);
   if (!lab) throw UsageError("lab 8 cannot be loaded: " + lab.problem);
-  const nlohmann::json table = bench_rows(lab.info, sample_count());
-  const double copy = table["copy_gbs"].get<double>();
-  std::printf("%s, %d samples each, float sums; copy bandwidth %.0f GB/s\n%12s %10s %14s %14s %8s\n",
-              table["device"].get<std::string>().c_str(), table["samples"].get<int>(), copy, "m", "n",
-              "lab 8 GB/s", "CUB GB/s", "vs CUB");
-  for (const nlohmann::json& shape : table["shapes"]) {
-    const double lab_gbs = shape["lab"]["gbs"].get<double>();
-    const double cub_gbs = shape.contains("cub") ? shape["cub"]["gbs"].get<double>() : 0;
-    std::printf("%12zu %10zu %9.0f (%2.0f%%) %9.0f (%2.0f%%) %7.2fx\n", shape["rows"].get<std::size_t>(),
-                shape["columns"].get<std::size_t>(), lab_gbs, 100 * lab_gbs / copy, cub_gbs, 100 * cub_gbs / copy,
-                cub_gbs > 0 ? lab_gbs / cub_gbs : 0.0);
-  }
+  const nlohmann::json table = bench_rows(lab.info, sample_count(), kRowsTableFloats);
+  std::fputs(bench_rows_table(table).c_str(), stdout);
   const std::filesystem::path out = argv[2];
   write_json((out / "rows.json").string(), table);
-  std::printf("\nTable: %s\n", (out / "rows.json").string().c_str());
+  write_text((out / "rows.svg").string(), bench_rows_svg(table));
+  std::printf("\nTable: %s, %s\n", (out / "rows.json").string().c_str(), (out / "rows.svg").string().c_str());
   return 0;
 }
 

@@ -23,7 +23,8 @@
 //     it is not usable
 //   --rescore REPORT... [--points FILE]   scores reports written before again, in place, with
 //     the points file as it is now (grade-all's roster, after the points changed)
-//   --bench-rows OUT_DIR   lab 8's table against CUB's segmented reduction (docs/08-rows.md)
+//   --bench-rows OUT_DIR   lab 8's table against CUB's segmented reduction (docs/08-rows.md):
+//     rows.json and rows.svg, as ./lab bench's "rows" and bench-rows.svg
 //   --kit-version          the kit's version as reports name it (.kit-version, else git's):
 //     decided here only; grade-all asks for it
 #pragma once

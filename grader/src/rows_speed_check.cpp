@@ -331,14 +331,31 @@ Verdict check_rows_speedup(int lab) {
   }
 }
 
-nlohmann::json bench_rows(const ModuleInfo* module, int samples) {
-  nlohmann::json table = {{"device", device_facts().name}, {"samples", samples}, {"shapes", nlohmann::json::array()}};
-  const std::size_t elements = std::size_t{1} << 26;
-  table["copy_gbs"] = copy_bandwidth(elements * sizeof(float), samples) / 1e9;
-  for (std::size_t columns : {std::size_t{1}, std::size_t{7}, std::size_t{32}, std::size_t{33}, std::size_t{1000},
-                              std::size_t{4096}, std::size_t{100000}, std::size_t{10000000}}) {
-    const Shape shape{std::max<std::size_t>(1, elements / columns), columns};
-    time_shape(module, nullptr, shape, samples, table);
+std::vector<std::size_t> bench_rows_lengths(std::size_t elements) {
+  std::vector<std::size_t> lengths;
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{32}, std::size_t{33}, std::size_t{1000},
+                        std::size_t{4096}, std::size_t{100000}, std::size_t{10000000}})
+    if (n <= elements) lengths.push_back(n);
+  return lengths;
+}
+
+nlohmann::json bench_rows(const ModuleInfo* module, int samples, std::size_t elements) {
+  nlohmann::json table = {{"lab", module->lab},         {"name", lab_title(module->lab)},
+                          {"device", device_facts().name}, {"samples", samples},
+                          {"elements", elements},          {"shapes", nlohmann::json::array()}};
+  const double copy = copy_bandwidth(elements * sizeof(float), samples) / 1e9;
+  table["copy_gbs"] = copy;
+  try {
+    for (std::size_t columns : bench_rows_lengths(elements))
+      time_shape(module, nullptr, {elements / columns, columns}, samples, table);
+  } catch (const TimedWrong& wrong) {
+    throw std::runtime_error(wrong.contender + "'s timed sample " + std::to_string(wrong.sample + 1) +
+                             " returned a wrong result: " + wrong.text);
+  }
+  for (nlohmann::json& shape : table["shapes"]) {
+    shape["bytes"] = 4 * shape["rows"].get<std::size_t>() * shape["columns"].get<std::size_t>();
+    for (const char* contender : {"lab", "cub"})
+      if (shape.contains(contender)) shape[contender]["copy_share"] = shape[contender]["gbs"].get<double>() / copy;
   }
   return table;
 }

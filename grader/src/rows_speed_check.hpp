@@ -21,8 +21,16 @@ std::vector<Shape> rows_speed_shapes(std::size_t elements);
 // must hold at every shape; the ratio to CUB and the share of copy bandwidth are reported beside it.
 Verdict check_rows_speedup(int lab);
 
-// The reference solution's table for docs/08-rows.md: for each row length, its time beside
-// CUB's and a copy of the same bytes (labgrader --bench-rows); `module` is lab 8's.
-nlohmann::json bench_rows(const ModuleInfo* module, int samples);
+// The row lengths of lab 8's table that fit in a matrix of `elements`: 1, 7, 32, 33, 1000, 4096,
+// 10^5 and 10^7, each with m = elements / n rows.
+std::vector<std::size_t> bench_rows_lengths(std::size_t elements);
+
+// Lab 8's table (docs/08-rows.md; labgrader --bench-rows, and ./lab bench's "rows"): at each row
+// length, `module` (lab 8's) timed beside CUB's segmented reduction where built, and a copy of
+// `elements` floats; "lab" and "name" say which lab. Each of "shapes" holds "rows" (m),
+// "columns" (n), "bytes" (4 m n), "lab" and "cub" (sample figures, with "copy_share": their
+// GB/s over "copy_gbs") and "cub_ratio" (CUB's time over the lab's). Throws std::runtime_error
+// where a run failed or a timed result was wrong.
+nlohmann::json bench_rows(const ModuleInfo* module, int samples, std::size_t elements);
 
 }  // namespace reduce_lab::grader

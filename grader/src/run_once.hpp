@@ -26,4 +26,8 @@ struct RunOnce {
 RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
                  std::vector<KernelLaunch>* kernels = nullptr);
 
+// The same for a row lab (lab 8): sums every row of `matrix` (make_matrix) once and compares
+// each with its own reference; `detail` names the first wrong row.
+RunOnce run_once_rows(const ModuleInfo* module, const HostArray& matrix);
+
 }  // namespace reduce_lab::grader

@@ -1,12 +1,15 @@
 // ./lab bench's sweep at a few small sizes: every reference solution is timed at every size,
-// right every time, beside CUB (GPU builds) and the copy, and bench.json's figures add up.
+// right every time, beside CUB (GPU builds) and the copy, and bench.json's figures add up; lab 8
+// gets its rows table (bench.json's "rows") on a matrix of the sweep's largest size.
 // On the emulator the times mean nothing; the sweep and its files are what is checked.
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "bench.hpp"
 #include "charts.hpp"
 #include "kit.hpp"
+#include "rows_speed_check.hpp"
 #include "settings.hpp"
 
 using namespace reduce_lab::grader;
@@ -38,9 +41,58 @@ TEST_CASE("kit bench") {
   }
   CHECK(labs == 7);
   CHECK(copy);
+
+  // Lab 8 is not a line of the sweep but its rows table, on a matrix of the sweep's largest size
+  // (2^9 floats): the row lengths that fit, m filling it.
+  REQUIRE(bench.contains("rows"));
+  const nlohmann::json& rows = bench["rows"];
+  CHECK(rows["lab"] == 8);
+  CHECK(rows["name"] == "lab 8 (rows)");
+  CHECK(rows["device"] == bench["device"]);
+  CHECK(rows["samples"] == 20);
+  CHECK(rows["elements"] == 512);
+  const double copy_gbs = rows["copy_gbs"].get<double>();
+  CHECK(copy_gbs > 0);
+  std::vector<std::size_t> lengths;
+  for (const nlohmann::json& shape : rows["shapes"]) {
+    const std::size_t m = shape["rows"], n = shape["columns"];
+    INFO(m << " x " << n);
+    lengths.push_back(n);
+    CHECK(m == 512 / n);
+    CHECK(shape["bytes"] == 4 * m * n);
+    std::vector<const char*> contenders = {"lab"};
+#if defined(REDUCE_LAB_HAVE_CUB)
+    contenders.push_back("cub");
+    REQUIRE(shape.contains("cub"));
+    CHECK(shape["cub_ratio"].get<double>() ==
+          Approx(shape["cub"]["median_ms"].get<double>() / shape["lab"]["median_ms"].get<double>()));
+#else
+    CHECK_FALSE(shape.contains("cub"));
+#endif
+    for (const char* contender : contenders) {
+      INFO(contender);
+      const nlohmann::json& figures = shape[contender];
+      CHECK(figures["samples"] == 20);
+      const double gbs = figures["gbs"].get<double>();
+      CHECK(gbs == Approx(4.0 * static_cast<double>(m * n) / (figures["median_ms"].get<double>() * 1e-3) / 1e9));
+      CHECK(figures["copy_share"].get<double>() == Approx(gbs / copy_gbs));
+    }
+  }
+  CHECK(lengths == std::vector<std::size_t>{1, 7, 32, 33});
+  CHECK(bench_rows_lengths(std::size_t{1} << 26) ==
+        std::vector<std::size_t>{1, 7, 32, 33, 1000, 4096, 100000, 10000000});
+
   const std::string table = bench_table(bench);
   CHECK(table.find("2^9") != std::string::npos);
   CHECK(table.find("lab 7") != std::string::npos);
+  // The rows table follows the sweep's, a line per row length.
+  const std::string rows_table = bench_rows_table(rows);
+  CHECK(table.find(rows_table) != std::string::npos);
+  CHECK(rows_table.find("lab 8 GB/s") != std::string::npos);
+  CHECK(rows_table.find("\n        15        33 ") != std::string::npos);
+  const std::string rows_svg = bench_rows_svg(rows);
+  CHECK(rows_svg.find("class=\"copy\"") != std::string::npos);
+  CHECK(rows_svg.find("data-series=\"lab 8 (rows)\"") != std::string::npos);
   const std::string svg = bench_svg(bench);
   std::size_t lines = 0;
   for (std::size_t at = svg.find("class=\"series\""); at != std::string::npos; at = svg.find("class=\"series\"", at + 1))

@@ -1,11 +1,14 @@
-// The staircase and bench charts as a browser draws them: headless Chromium parses each SVG
-// as XML and lays it out, and a script on the page measures what was drawn. Every graded lab
-// that was timed must have one bar, as tall as its GB/s says, with its label under it inside
-// the picture; an untimed lab only its label; the copy and CUB lines where their GB/s say.
+// The staircase and bench charts (the sweep and lab 8's rows) as a browser draws them: headless
+// Chromium parses each SVG as XML and lays it out, and a script on the page measures what was
+// drawn. Every graded lab that was timed must have one bar, as tall as its GB/s says, with its
+// label under it inside the picture; an untimed lab only its label; the copy and CUB lines where
+// their GB/s say.
 // Skipped (with a message) where no Chromium is installed: CI installs Debian's chromium.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -27,7 +30,8 @@ function measure(svg, view) {
   });
   return {width: view.width, height: view.height, bars: boxes('rect.bar'), labels: boxes('text.label'),
           names: boxes('text.label-name'), untimed: boxes('text.untimed'), references: boxes('rect.reference'),
-          copy: boxes('line.copy'), cub: boxes('line.cub'), series: boxes('polyline.series')};
+          copy: boxes('line.copy'), cub: boxes('line.cub'), series: boxes('polyline.series'),
+          ticks: boxes('text.x-tick'), keys: boxes('text.key')};
 }
 )";
 
@@ -69,8 +73,24 @@ TEST_CASE("kit staircase") {
     bench["series"].push_back(series);
   }
 
+  // Lab 8's rows table (bench.json's "rows") with the figures docs/08-rows.md gives for an H200:
+  // CUB above the copy line at n = 4096, lab 8's best below it.
+  nlohmann::json rows = {{"lab", 8},          {"name", "lab 8 (rows)"},       {"device", "Test GPU"},
+                         {"samples", 30},     {"elements", std::size_t{1} << 26}, {"copy_gbs", 4274.0},
+                         {"shapes", nlohmann::json::array()}};
+  const double row_lengths[] = {1, 7, 32, 33, 1000, 4096, 1e5, 1e7};
+  const double lab_gbs[] = {1849, 2524, 2591, 417, 3714, 4166, 3941, 3905};
+  const double cub_gbs[] = {4, 25, 115, 118, 1699, 4302, 3905, 116};
+  for (int i = 0; i < 8; ++i)
+    rows["shapes"].push_back({{"rows", std::floor(std::ldexp(1.0, 26) / row_lengths[i])},
+                              {"columns", row_lengths[i]},
+                              {"lab", {{"gbs", lab_gbs[i]}}},
+                              {"cub", {{"gbs", cub_gbs[i]}}}});
+
   const auto dir = fresh_dir("staircase");
-  const nlohmann::json drawn = render_in_chromium(dir, {{"staircase", staircase_svg(staircase)}, {"bench", bench_svg(bench)}}, kMeasure);
+  const nlohmann::json drawn = render_in_chromium(
+      dir, {{"staircase", staircase_svg(staircase)}, {"bench", bench_svg(bench)}, {"rows", bench_rows_svg(rows)}},
+      kMeasure);
   const nlohmann::json& chart = drawn["staircase"];
   INFO(chart.dump(1));
   REQUIRE_FALSE(chart.contains("error"));
@@ -128,6 +148,48 @@ TEST_CASE("kit staircase") {
     CHECK(series["points"] == 13);
     CHECK(series["width"] > 0);
     CHECK(inside(series, sweep));
+  }
+
+  // The rows chart: lab 8 and CUB a point per row length, the copy bandwidth a line across
+  // between lab 8's best (4166) and CUB's (4302), the row lengths' powers of ten under the axis.
+  const nlohmann::json& by_row = drawn["rows"];
+  INFO(by_row.dump(1));
+  REQUIRE_FALSE(by_row.contains("error"));
+  std::map<std::string, nlohmann::json> row_series;
+  for (const nlohmann::json& series : by_row["series"]) row_series[series["series"]] = series;
+  REQUIRE(by_row["series"].size() == 2);
+  REQUIRE(row_series.count("lab 8 (rows)"));
+  REQUIRE(row_series.count("CUB DeviceSegmentedReduce"));
+  for (const auto& [name, series] : row_series) {
+    INFO(name);
+    CHECK(series["points"] == 8);
+    CHECK(inside(series, by_row));
+  }
+  REQUIRE(by_row["copy"].size() == 1);
+  const nlohmann::json& copy_line = by_row["copy"][0];
+  CHECK(inside(copy_line, by_row));
+  CHECK(copy_line["y"] > row_series["CUB DeviceSegmentedReduce"]["y"]);
+  CHECK(copy_line["y"] < row_series["lab 8 (rows)"]["y"]);
+  // Both lines run from n = 1 to n = 10^7, the axis's ends, as the copy line does.
+  for (const auto& [name, series] : row_series) {
+    INFO(name);
+    CHECK(series["x"].get<double>() == Approx(copy_line["x"].get<double>()).margin(1));
+    CHECK(series["width"].get<double>() == Approx(copy_line["width"].get<double>()).margin(1));
+  }
+  REQUIRE(by_row["keys"].size() == 3);  // lab 8, CUB, copy: named inside the picture
+  for (const nlohmann::json& key : by_row["keys"]) {
+    INFO(key["text"]);
+    CHECK(inside(key, by_row));
+  }
+  REQUIRE(by_row["ticks"].size() == 8);
+  CHECK(by_row["ticks"][0]["text"] == "1");
+  CHECK(by_row["ticks"][7]["text"] == "10^7");
+  double previous_tick = 0;
+  for (const nlohmann::json& tick : by_row["ticks"]) {
+    INFO(tick["text"]);
+    CHECK(inside(tick, by_row));
+    CHECK(tick["x"].get<double>() >= previous_tick);
+    previous_tick = tick["x"].get<double>() + tick["width"].get<double>();
   }
   std::filesystem::remove_all(dir);
 }
