@@ -25,6 +25,7 @@ constexpr unsigned UNROLL = 2;        // independent 16-byte loads each thread k
 constexpr unsigned TILE_VECTORS = 2;
 constexpr unsigned TILE_BYTES = BLOCK_SIZE * TILE_VECTORS * 16;  // 8 KiB of shared memory a block
 constexpr unsigned long long SHORT_ROW = 256;  // rows up to this many elements are reduced a tile at a time
+static_assert((SHORT_ROW | 1) <= TILE_BYTES / sizeof(double), "a tile holds at least one short row");
 
 // The elements of [begin, end) inside whole 32-byte sectors, [body.begin, body.end): they are
 // read as 16-byte vectors, and the head before them and the tail after them (rows start
