@@ -20,11 +20,12 @@ using reduce_lab::Sum;
 constexpr unsigned WARP = 32;
 constexpr unsigned BLOCK_SIZE = 256;
 constexpr unsigned UNROLL = 2;        // independent 16-byte loads each thread keeps in flight in a long range
+constexpr unsigned ROWS_UNROLL = 4;   // independent rows each lane of a short-row warp loads at once
 // 16-byte loads each thread keeps in flight for a tile of short rows: two keep the kernel at 32
 // registers a thread for floats, so a whole wave (one_wave(), 8 blocks a multiprocessor) fits.
 constexpr unsigned TILE_VECTORS = 2;
 constexpr unsigned TILE_BYTES = BLOCK_SIZE * TILE_VECTORS * 16;  // 8 KiB of shared memory a block
-constexpr unsigned long long SHORT_ROW = 256;  // rows up to this many elements are reduced a tile at a time
+constexpr unsigned long long SHORT_ROW = 256;  // rows of 33 to this many elements are reduced a tile at a time
 static_assert((SHORT_ROW | 1) <= TILE_BYTES / sizeof(double), "a tile holds at least one short row");
 
 // The elements of [begin, end) inside whole 32-byte sectors, [body.begin, body.end): they are
@@ -59,14 +60,21 @@ __device__ T fold_range(Global<const T> matrix, unsigned long long begin, unsign
     // END EXERCISE
 }
 
+// Combines the values of each group of LANES neighbouring lanes (LANES a power of two up to
+// 32); every lane of a group gets the group's result. The whole warp must call it.
+template <typename T, typename Op, unsigned LANES = WARP>
+__device__ T reduce_lanes(T value) {
+    const Op op;
+#pragma unroll
+    for (unsigned offset = LANES / 2; offset >= 1; offset /= 2)
+        value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+    return value;
+}
+
 // Combines the values of a warp's lanes; every lane gets the result. The whole warp must call it.
 template <typename T, typename Op>
 __device__ T reduce_warp(T value) {
-    const Op op;
-#pragma unroll
-    for (unsigned offset = WARP / 2; offset >= 1; offset /= 2)
-        value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
-    return value;
+    return reduce_lanes<T, Op, WARP>(value);
 }
 
 // Combines one value of every thread of the block; thread 0 gets the block's result. Every
@@ -82,6 +90,20 @@ __device__ T reduce_block(T value, T* warp_results_s, unsigned t) {
         value = reduce_warp<T, Op>(value);
     }
     return value;
+}
+
+// Short rows (n <= LANES <= 32): LANES lanes per row and WARP / LANES rows side by side in a
+// warp, so one warp's loads cover a contiguous run of whole rows.
+template <typename T, typename Op, unsigned LANES>
+__global__ void __launch_bounds__(BLOCK_SIZE)
+LanesPerRowKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    const unsigned t = threadIdx.x;
+    // BEGIN EXERCISE
+    // Lanes t % LANES of each group of LANES lanes own one row: warp w takes rows
+    // w * WARP / LANES ... on, then every warps-th group after. Load, reduce_lanes, and the
+    // group's first lane stores out[row]. Keep every lane in the loop (shuffles need them all).
+    REDUCE_LAB_TODO();
+    // END EXERCISE
 }
 
 // Whole rows of n elements a tile holds. In shared memory a row takes n | 1 elements, an odd
@@ -180,6 +202,13 @@ inline Wave one_wave() {
 
 inline unsigned blocks_for(unsigned long long needed, unsigned long long at_most) {
     return static_cast<unsigned>(needed < at_most ? needed : at_most);
+}
+
+template <typename T, typename Op, unsigned LANES>
+void launch_lanes_per_row(Global<const T> matrix, Global<T> out, unsigned long long m, unsigned long long n) {
+    constexpr unsigned long long ROWS_PER_BLOCK = BLOCK_SIZE / LANES * ROWS_UNROLL;
+    launch(LanesPerRowKernel<T, Op, LANES>, blocks_for((m + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK, one_wave().blocks),
+           BLOCK_SIZE, matrix, out, m, n);
 }
 
 // Host code: out[r] = Op's reduction of row r of the m x n matrix, for every r < m (m, n >= 1).

@@ -6,7 +6,7 @@
 // expect emu correctness FAIL "out of bounds: float sum 4099 x 1"
 // On a GPU the reads past the matrix fault only where they leave mapped memory (a double matrix of
 // 70000 rows, on an H200), so the message is pinned: every row but the first is wrong.
-// expect gpu correctness FAIL "" "4099 x 1, random values in [-1, 1): 4098 of 4099 rows wrong"
+// expect gpu correctness FAIL "sum" "4099 x 1, random values in [-1, 1): 4098 of 4099 rows wrong"
 
 #include <reduce_lab/lab.cuh>
 
