@@ -4,7 +4,7 @@
 
 namespace reduce_lab::grader {
 
-RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
+RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::vector<Reference>& expected,
                  std::vector<KernelLaunch>* kernels) {
   RunOutcome outcome;
   auto run = [&] {
@@ -22,11 +22,21 @@ RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Referen
     once.problem = RunOnce::Problem::fault;
     once.fault = classify_fault(outcome.error).kind;
     once.detail = outcome.error;
-  } else if (const Comparison cmp = compare(outcome.value, expected, input.dtype, input.n); !cmp.ok) {
+  } else if (input.rows > 1) {
+    if (auto wrong = first_wrong_row(outcome.values, expected, input.dtype, input.n / input.rows)) {
+      once.problem = RunOnce::Problem::wrong;
+      once.detail = *wrong;
+    }
+  } else if (const Comparison cmp = compare(outcome.value, expected.front(), input.dtype, input.n); !cmp.ok) {
     once.problem = RunOnce::Problem::wrong;
     once.detail = cmp.text;
   }
   return once;
+}
+
+RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
+                 std::vector<KernelLaunch>* kernels) {
+  return run_once(module, input, std::vector<Reference>{expected}, kernels);
 }
 
 }  // namespace reduce_lab::grader
