@@ -55,9 +55,15 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return fields;
 }
 
+// The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS.
+std::string profile_size(Shape shape) {
+  const std::string columns = std::to_string(shape.columns);
+  return shape.rows > 1 ? std::to_string(shape.rows) + "x" + columns : columns;
+}
+
 }  // namespace
 
-HardwareCounts timed_build_counts(int lab, std::size_t n) {
+HardwareCounts timed_build_counts(int lab, Shape shape) {
   HardwareCounts counts;
   const std::string ncu = settings().ncu;
   if (ncu.empty()) {
@@ -74,7 +80,7 @@ HardwareCounts timed_build_counts(int lab, std::size_t n) {
   std::string metrics;
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
   const std::string command = quoted(ncu) + " --csv --print-units base --metrics " + metrics + " " + quoted(self) +
-                              " --profile-all " + std::to_string(lab) + " " + std::to_string(n) + " 2>&1";
+                              " --profile-all " + std::to_string(lab) + " " + profile_size(shape) + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
     counts.why_not = "ncu could not be started";

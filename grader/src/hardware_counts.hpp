@@ -10,6 +10,8 @@
 
 #include <reduce_lab/abi.h>
 
+#include "inputs.hpp"
+
 namespace reduce_lab::grader {
 
 struct HardwareCounts {
@@ -20,9 +22,10 @@ struct HardwareCounts {
   unsigned long long instructions[kAccessKinds] = {0, 0, 0};
 };
 
-// The whole reduction (labgrader --profile-all LAB N) of the timed build under ncu, in a
-// process of its own: host code that remembers earlier calls meets this one first.
-HardwareCounts timed_build_counts(int lab, std::size_t n);
+// The whole reduction (labgrader --profile-all LAB N, a row lab's matrix ROWSxCOLUMNS) of the
+// timed build under ncu, in a process of its own: host code that remembers earlier calls meets
+// this one first.
+HardwareCounts timed_build_counts(int lab, Shape shape);
 
 // The kind whose figures differ by more than the compiler may explain, as a sentence, or
 // nothing. `counted` is the counted build's whole reduction of the same n.

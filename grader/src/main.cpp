@@ -20,7 +20,8 @@
 //                      (a "kit:" line: global sectors, shared wavefronts and conflicts);
 //                      tools/ncu-shared-compare sets the two side by side
 //   --profile-all LAB N   every pass of the timed build and nothing else: what the speed test
-//                      has Nsight Compute measure (speed_gate.hpp)
+//                      has Nsight Compute measure (speed_gate.hpp); a row lab's N may be a
+//                      matrix, ROWSxCOLUMNS
 //   --broken FILE BACKEND [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp)
@@ -86,7 +87,15 @@ int find_current_test(const std::vector<char*>& args) {
   return 2;
 }
 
-int profile(int lab, std::size_t n, bool first_pass_only) {
+// N, or a matrix's ROWSxCOLUMNS (a row lab's timed shapes).
+Shape profile_shape(const std::string& size) {
+  const std::size_t x = size.find('x');
+  if (x == std::string::npos) return {1, std::strtoull(size.c_str(), nullptr, 10)};
+  return {std::strtoull(size.substr(0, x).c_str(), nullptr, 10),
+          std::strtoull(size.substr(x + 1).c_str(), nullptr, 10)};
+}
+
+int profile(int lab, Shape shape, bool first_pass_only) {
   const LoadedLab loaded = load_lab(lab, Flavor::plain);
   if (!loaded) {
     std::printf("%s\n", loaded.problem.c_str());
@@ -96,10 +105,11 @@ int profile(int lab, std::size_t n, bool first_pass_only) {
   reduce_lab::DType dtype = reduce_lab::DType::f32;
   for (reduce_lab::DType d : {reduce_lab::DType::f32, reduce_lab::DType::f64, reduce_lab::DType::i32})
     if (settings().profile_dtype == dtype_name(d)) dtype = d;
-  const auto input = make_input(Pattern::uniform, dtype, n);
+  const auto input = make_matrix(Pattern::uniform, dtype, shape);
   LabRunner runner(loaded.info, dtype, reduce_lab::Op::sum);
   const RunOutcome outcome = runner.reduce(input, first_pass_only);
-  std::printf("lab %d, n = %zu: %s\n", lab, n, outcome.ran ? "ran" : outcome.error.c_str());
+  const std::string size = shape.rows > 1 ? shape_text(shape) : "n = " + std::to_string(shape.columns);
+  std::printf("lab %d, %s: %s\n", lab, size.c_str(), outcome.ran ? "ran" : outcome.error.c_str());
   if (!outcome.ran) return 1;
   if (!first_pass_only) return 0;  // the profiler measures the timed build alone
   // The kit's own figures for the same pass, from the counted build, after the profiled
@@ -189,7 +199,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
     if (mode[0] == "--compare-counts" || mode[0] == "--dump-counts") return not_in_this_build(mode[0]);
 #endif
     if (mode[0] == "--device-figures") return record_device_figures();
-    return profile(std::atoi(mode[1].c_str()), std::strtoull(mode[2].c_str(), nullptr, 10), mode[0] == "--profile");
+    return profile(std::atoi(mode[1].c_str()), profile_shape(mode[2]), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
   if (lab == 0) return run_catch_session(static_cast<int>(rest.size()), rest.data());

@@ -113,4 +113,15 @@ Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n)
   return result;
 }
 
+std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
+                                           DType dtype, std::size_t columns, std::size_t changed,
+                                           const Reference* changed_to) {
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    const Reference& ref = changed_to && r == changed ? *changed_to : expected[r];
+    if (within_tolerance(values.at(r), ref, dtype, columns)) continue;
+    return "row " + std::to_string(r) + ": " + compare(values.at(r), ref, dtype, columns).text;
+  }
+  return std::nullopt;
+}
+
 }  // namespace reduce_lab::grader

@@ -1,6 +1,7 @@
 // The value a lab must produce, and how far a floating-point result may be from it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,13 @@ struct Comparison {
   std::string text;  // "got 12.5, expected 12.499999 (allowed error 3e-05)"
 };
 Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n);
+
+// The first of a matrix's row results (`values`, one per row of `columns` elements) that is not
+// `expected`'s by compare()'s rule, as "row 3: got ..."; nothing when every row is right. Where
+// `changed_to` is given it stands for row `changed`'s reference. Only that row's text is
+// formatted: a line per row of millions of rows would take seconds.
+std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
+                                           DType dtype, std::size_t columns, std::size_t changed = 0,
+                                           const Reference* changed_to = nullptr);
 
 }  // namespace reduce_lab::grader

@@ -16,8 +16,10 @@
 #include "hints.hpp"
 #include "lab_runner.hpp"
 #include "reference.hpp"
+#include "run_once.hpp"
 #include "settings.hpp"
 #include "speed_check.hpp"
+#include "speed_gate.hpp"
 #include "timing.hpp"
 #if defined(REDUCE_LAB_HAVE_CUB)
 #include "cub_baseline.hpp"
@@ -61,19 +63,6 @@ struct TimedWrong {
   int sample = 0;
   std::string text;
 };
-
-// The first row of `values` that is not `expected` (with row `changed` replaced by `changed_to`).
-std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
-                                           std::size_t columns, std::size_t changed, const Reference& changed_to) {
-  // Every row of every sample, by compare()'s rule; its text (a formatted line, the costly part
-  // over millions of rows) only for the first wrong one.
-  for (std::size_t r = 0; r < expected.size(); ++r) {
-    const Reference& ref = r == changed ? changed_to : expected[r];
-    if (within_tolerance(values.at(r), ref, DType::f32, columns)) continue;
-    return "row " + std::to_string(r) + ": " + compare(values.at(r), ref, DType::f32, columns).text;
-  }
-  return std::nullopt;
-}
 
 // One module timed on a matrix: as rows (the row lab), or as one vector of all its elements
 // (the baseline lab). Before each sample (untimed) it copies one of the inputs into the buffer
@@ -126,7 +115,7 @@ class TimedMatrix {
     const double ms = time_device_ms([this] { runner_.enqueue(); });
     const RunOutcome outcome = runner_.finish();
     if (!outcome.ran) throw std::runtime_error(outcome.error);
-    if (auto wrong = first_wrong_row(outcome.values, *expected_, columns(), changed_, changed_to_))
+    if (auto wrong = first_wrong_row(outcome.values, *expected_, DType::f32, columns(), changed_, &changed_to_))
       throw TimedWrong{name, sample_, *wrong};
     ++sample_;
     return ms;
@@ -165,7 +154,7 @@ class TimedCub {
     std::vector<float> got(shape_.rows);
     out_.download(got.data(), got.size() * sizeof(float));
     const std::vector<double> values(got.begin(), got.end());
-    if (auto wrong = first_wrong_row(values, input.rows, shape_.columns, 0, input.rows.front()))
+    if (auto wrong = first_wrong_row(values, input.rows, DType::f32, shape_.columns))
       throw TimedWrong{"CUB", sample_, *wrong};
     ++sample_;
     return ms;
@@ -250,22 +239,33 @@ Verdict check_rows_speedup(int lab) {
     const std::vector<Shape> shapes = rows_speed_shapes(elements);
     figures["n"] = elements;
     figures["device"] = device_facts().name;
-    // Right at these shapes before its speed means anything (labN.correctness ran smaller ones).
+    // Right at these shapes before its speed means anything (labN.correctness ran smaller ones),
+    // and running there the kernels its counted build runs. Every timed shape is compared, each
+    // on the lab's first run of it: the shape picks the mapping, so one shape's kernels say
+    // nothing of another's, and the counted build runs each in well under a second on a GPU.
+    std::vector<std::pair<Shape, std::string>> notes;  // what was compared, per shape
     for (const Shape& shape : shapes) {
       const HostArray matrix = make_matrix(Pattern::uniform, DType::f32, shape);
-      LabRunner runner(lab_module, DType::f32, Op::sum);
-      const RunOutcome outcome = runner.reduce(matrix);
+      std::vector<KernelLaunch> timed_kernels;
+      const RunOnce once = run_once(lab_module, matrix, row_references(matrix, Op::sum), &timed_kernels);
       const std::string where = lab_title(lab) + " at " + shape_text(shape);
-      if (outcome.todo) return failed("not correct yet", lab_title(lab) + " is not implemented yet.\n" + doc_line(lab));
-      if (!outcome.ran)
-        return failed(fault_summary(classify_fault(outcome.error), shape_text(shape)),
-                      where + " failed: " + outcome.error + "\n" +
-                          doc_line(lab, fault_hint(classify_fault(outcome.error).kind)));
-      const std::vector<Reference> refs = row_references(matrix, Op::sum);
-      if (auto wrong = first_wrong_row(outcome.values, refs, shape.columns, 0, refs.front()))
-        return failed("not correct yet", where + " is not correct yet: " + *wrong +
-                                             "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
-                                             doc_line(lab));
+      const Fault fault = classify_fault(once.detail);
+      switch (once.problem) {
+        case RunOnce::Problem::none: break;
+        case RunOnce::Problem::todo:
+          return failed("not correct yet", lab_title(lab) + " is not implemented yet.\n" + doc_line(lab));
+        case RunOnce::Problem::fault:
+          return failed(fault_summary(fault, shape_text(shape)),
+                        where + " failed: " + once.detail + "\n" + doc_line(lab, fault_hint(fault.kind)));
+        case RunOnce::Problem::wrong:
+          return failed("not correct yet", where + " is not correct yet: " + once.detail +
+                                               "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
+                                               doc_line(lab));
+      }
+      std::string note;
+      if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, setup.gpu_alone.empty(), &note))
+        return failed(refusal->summary, refusal->message);
+      notes.emplace_back(shape, note);
     }
     std::vector<ShapeTimes> times;
     try {
@@ -307,6 +307,15 @@ Verdict check_rows_speedup(int lab) {
             << " (bytes read + written by a device-to-device copy)\n"
             << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
             << "'s speed at every shape\n";
+    // What the builds' comparison found: one line where every shape's reads alike (nothing
+    // compared, and why), else a line per shape.
+    const bool alike = std::all_of(notes.begin(), notes.end(),
+                                   [&notes](const auto& entry) { return entry.second == notes.front().second; });
+    if (alike) {
+      message << notes.front().second << "\n";
+    } else {
+      for (const auto& [shape, note] : notes) message << "  " << shape_text(shape) << ": " << note << "\n";
+    }
     figures["ratio"] = worst;
     // The worst shape's figures stand for the lab where one figure is read (the staircase, ./lab calibrate).
     for (const nlohmann::json& entry : figures["shapes"])

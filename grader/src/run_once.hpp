@@ -21,8 +21,13 @@ struct RunOnce {
   std::string detail;                 // the fault's error, or how the value is wrong ("got 1, expected 2 ...")
 };
 
-// Sums `input` once with `module` and compares the result with `expected`. Where `kernels` is
-// given and this build can trace them, the kernels of that run are recorded there.
+// Sums `input` once with `module` and compares the result with `expected`: one reference per
+// row of a matrix (a row lab, input.rows rows; `detail` then names the first wrong row), else the
+// whole input's. Where `kernels` is given and this build can trace them, the kernels of that run
+// are recorded there.
+RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::vector<Reference>& expected,
+                 std::vector<KernelLaunch>* kernels = nullptr);
+// The same for a lab that reduces all of `input` to one value.
 RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
                  std::vector<KernelLaunch>* kernels = nullptr);
 

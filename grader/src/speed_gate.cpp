@@ -183,6 +183,9 @@ std::optional<Refusal> build_dependent_code(int lab) {
 
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
                                           bool emulator_judged, std::string* note) {
+  // Where both builds ran: "n = 2^26", or a row lab's matrix, "9586980 x 7".
+  const Shape shape{input.rows, input.n / input.rows};
+  const std::string where = input.rows > 1 ? shape_text(shape) : "n = " + size_text(input.n);
   std::string why;
   if (!kernel_trace_available(&why)) {
     *note = "The timed build was not compared with the counted build: " + why + ".";
@@ -200,12 +203,12 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
     outcome = runner.reduce(input);
   });
   if (!outcome.ran)
-    return Refusal{"not correct yet", lab_title(lab) + "'s counted build failed at n = " + size_text(input.n) +
+    return Refusal{"not correct yet", lab_title(lab) + "'s counted build failed at " + where +
                                           ", where its timed build ran: " + outcome.error + "\nRead: " + kOneKernelDoc};
   if (timed != seen) {
     std::ostringstream message;
-    message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at n = "
-            << size_text(input.n) << " (the GPU's own record of every kernel each build launched):\n";
+    message << lab_title(lab) << " runs other kernels in the timed build than in the counted build, at " << where
+            << " (the GPU's own record of every kernel each build launched):\n";
     std::size_t first = 0;
     while (first < timed.size() && first < seen.size() && timed[first] == seen[first]) ++first;
     auto list = [&](const char* what, const std::vector<KernelLaunch>& launches) {
@@ -221,7 +224,7 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
             << kOneKernelDoc;
     return Refusal{"timed code differs from counted", message.str()};
   }
-  const HardwareCounts hardware = timed_build_counts(lab, input.n);
+  const HardwareCounts hardware = timed_build_counts(lab, shape);
   if (!hardware.measured) {
     *note = "The timed build launched the counted build's kernels; its traffic was not compared with the GPU's "
             "counters: " + hardware.why_not + ".";
@@ -235,7 +238,7 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
     return std::nullopt;
   }
   const std::string measured = lab_title(lab) + "'s timed build moved other global-memory traffic than its counted "
-                               "build at n = " + size_text(input.n) + " (" + *difference +
+                               "build at " + where + " (" + *difference +
                                "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's "
                                "counters).\n";
   const std::string source = lab_source_file(lab);

@@ -40,13 +40,14 @@ std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std:
 // The lab's file names something that differs between the builds.
 std::optional<Refusal> build_dependent_code(int lab);
 
-// The timed (plain) build of lab `lab` runs other code on `input` than its counted build:
+// The timed (plain) build of lab `lab` runs other code on `input` (a row lab's: a matrix of
+// input.rows rows) than its counted build:
 //  - other kernels: `timed` is what the caller traced around its first run of the timed build
 //    (a second untimed call would meet host code that remembers the first), compared with a
 //    traced run of the counted build, by name, grid, block and dynamic shared memory;
 //  - other global-memory traffic in the same kernels: where Nsight Compute may read the GPU's
 //    counters, the timed build's whole reduction of n elements, measured in a process of its
-//    own, against what the kit counted in that run of the counted build.
+//    own, on an input of the same shape, against what the kit counted in that run of the counted build.
 // Where activity records or counters cannot be taken, that part refuses nothing; `note` gets
 // one line for the speed test's message saying what was compared. Other traffic is named a
 // difference between the builds' code where the file tells them apart or the CPU emulator

@@ -94,6 +94,22 @@ TEST_CASE("kit harness") {
     CHECK_FALSE(compare(NAN, ref, DType::f32, input.n).ok);
     CHECK_FALSE(compare(ref.value + 1, ref, DType::f32, input.n).ok);
   }
+  SECTION("a matrix's check names its first wrong row, and a changed row's own reference stands for it") {
+    HostArray matrix = make_matrix(Pattern::integers, DType::f32, {4, 3});
+    const std::vector<Reference> rows = row_references(matrix, Op::sum);
+    std::vector<double> values;
+    for (const Reference& row : rows) values.push_back(row.value);
+    CHECK_FALSE(first_wrong_row(values, rows, DType::f32, 3));
+    values[2] += 1;
+    values[3] = NAN;
+    const auto wrong = first_wrong_row(values, rows, DType::f32, 3);
+    REQUIRE(wrong);
+    CHECK_THAT(*wrong, Catch::StartsWith("row 2: got "));
+    Reference changed = rows[2];
+    changed.value += 1;
+    CHECK_THAT(first_wrong_row(values, rows, DType::f32, 3, 2, &changed).value_or(""),
+               Catch::StartsWith("row 3: got NaN"));
+  }
   SECTION("the tolerance grows with log2(n) and sum|x|, not with a constant") {
     const HostArray input = make_input(Pattern::uniform, DType::f32, 1 << 16);
     const Reference ref = reference(input, Op::sum);
