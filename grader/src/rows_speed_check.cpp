@@ -263,7 +263,15 @@ Verdict check_rows_speedup(int lab) {
                                                doc_line(lab));
       }
       std::string note;
-      if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, setup.gpu_alone.empty(), &note))
+      // A few long rows split among blocks: there the reference's own timed build issued 543450
+      // global load instructions by Nsight Compute's count, its counted build 530796, about six
+      // more a block (an H200, 3 x 22369621): predicated loads the counters do not see, it seems,
+      // not yet explained. Until they agree, only the kernels are compared at that shape.
+      const char* not_compared = shape.rows < shape.columns
+                                     ? "at a few long rows the GPU's counters and the kit's count of the reference "
+                                       "itself differ (docs/grading.md, One kernel for every build)"
+                                     : nullptr;
+      if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, setup.gpu_alone.empty(), &note, not_compared))
         return failed(refusal->summary, refusal->message);
       notes.emplace_back(shape, note);
     }

@@ -182,7 +182,8 @@ std::optional<Refusal> build_dependent_code(int lab) {
 }
 
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          bool emulator_judged, std::string* note) {
+                                          bool emulator_judged, std::string* note,
+                                          const char* traffic_not_compared) {
   // Where both builds ran: "n = 2^26", or a row lab's matrix, "9586980 x 7".
   const Shape shape{input.rows, input.n / input.rows};
   const std::string where = input.rows > 1 ? shape_text(shape) : "n = " + size_text(input.n);
@@ -223,6 +224,11 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
                "the same grid, in every build (no library call, other kernel or skipped pass in one of them).\nRead: "
             << kOneKernelDoc;
     return Refusal{"timed code differs from counted", message.str()};
+  }
+  if (traffic_not_compared) {
+    *note = "The timed build launched the counted build's kernels at " + where +
+            "; its traffic was not compared there: " + traffic_not_compared + ".";
+    return std::nullopt;
   }
   const HardwareCounts hardware = timed_build_counts(lab, shape);
   if (!hardware.measured) {

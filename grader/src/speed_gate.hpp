@@ -53,8 +53,11 @@ std::optional<Refusal> build_dependent_code(int lab);
 // difference between the builds' code where the file tells them apart or the CPU emulator
 // found it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every
 // thread reaches, a race) is the likelier cause, and the message says so.
+// `traffic_not_compared`, where given, says why the traffic is not compared at this input (the
+// kernels still are).
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          bool emulator_judged, std::string* note);
+                                          bool emulator_judged, std::string* note,
+                                          const char* traffic_not_compared = nullptr);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;
