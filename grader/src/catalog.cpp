@@ -165,6 +165,16 @@ int lab_count() { return static_cast<int>(labs().size()); }
 
 bool is_lab(int number) { return number >= 1 && number <= lab_count(); }
 
+int lab_key_number(std::string_view key) {
+  if (key.size() < 4 || key.size() > 6 || key.substr(0, 3) != "lab" || key[3] == '0') return 0;
+  int number = 0;
+  for (char c : key.substr(3)) {
+    if (c < '0' || c > '9') return 0;
+    number = number * 10 + (c - '0');
+  }
+  return is_lab(number) ? number : 0;
+}
+
 const std::vector<std::string>& check_names() { return manifest().checks; }
 
 const LabInfo& lab_info(int number) {

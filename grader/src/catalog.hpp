@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <reduce_lab/abi.h>
@@ -49,6 +50,9 @@ struct LabInfo {
 const std::vector<LabInfo>& labs();
 int lab_count();
 bool is_lab(int number);
+// N of a key "labN" (N without leading zeros, as report.json, points.json and test names write
+// it); 0 for any other text, including a number that is not a lab of this kit.
+int lab_key_number(std::string_view key);
 
 // Throws std::out_of_range for a number that is not a lab.
 const LabInfo& lab_info(int number);

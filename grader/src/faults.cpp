@@ -1,8 +1,9 @@
 #include "faults.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstring>
-#include <regex>
 
 namespace reduce_lab::grader {
 
@@ -16,6 +17,34 @@ bool contains_any(const std::string& text, std::initializer_list<const char*> pa
   return false;
 }
 
+// "file:line" right after " at " at position `at`, if the text there is one: a file name without
+// spaces, parentheses or colons, a colon, digits.
+std::string place_at(const std::string& text, std::size_t at) {
+  const std::size_t begin = at + 4;
+  std::size_t colon = begin;
+  while (colon < text.size() && !std::isspace(static_cast<unsigned char>(text[colon])) && text[colon] != '(' &&
+         text[colon] != ')' && text[colon] != ':')
+    ++colon;
+  if (colon == begin || colon >= text.size() || text[colon] != ':') return "";
+  std::size_t end = colon + 1;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  return end > colon + 1 ? text.substr(begin, end - begin) : "";
+}
+
+// The first place a deadlock report names after a wait ("wait at __syncthreads() at
+// 04_segmented.cu:27" or "wait in __syncwarp(...) at ..."): the file and line, on the wait's line.
+std::string first_wait_place(const std::string& text) {
+  for (std::size_t wait = text.find("wait "); wait != std::string::npos; wait = text.find("wait ", wait + 1)) {
+    if (text.compare(wait + 5, 3, "at ") != 0 && text.compare(wait + 5, 3, "in ") != 0) continue;
+    const std::size_t line_end = std::min(text.find('\n', wait), text.size());
+    for (std::size_t at = text.find(" at ", wait + 8); at != std::string::npos && at < line_end; at = text.find(" at ", at + 1)) {
+      const std::string place = place_at(text, at);
+      if (!place.empty()) return place;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 Fault classify_fault(const std::string& text) {
@@ -24,9 +53,7 @@ Fault classify_fault(const std::string& text) {
   if (contains(text, "emulator: deadlock")) {
     fault.kind = FaultKind::deadlock;
     // "threads 0-511: wait at __syncthreads() at 04_segmented.cu:27": the first place named.
-    static const std::regex place(R"(wait (?:at|in) [^\n]*? at ([^\s():]+:[0-9]+))");
-    std::smatch match;
-    if (std::regex_search(text, match, place)) fault.place = match[1];
+    fault.place = first_wait_place(text);
     return fault;
   }
   // Checked before the others: the race message names the accesses it found, and an access

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include <unistd.h>
@@ -50,9 +49,11 @@ void write_file(const std::string& path, const std::string& text) {
 
 // "48 cases ok" -> "48 ok": both backends' counts must fit one cell.
 std::string short_pass(const std::string& summary) {
-  static const std::regex cases("^([0-9]+) cases ok$");
-  std::smatch match;
-  return std::regex_match(summary, match, cases) ? match[1].str() + " ok" : summary;
+  static const std::string tail = " cases ok";
+  if (summary.size() <= tail.size() || summary.compare(summary.size() - tail.size(), tail.size(), tail) != 0) return summary;
+  const std::string count = summary.substr(0, summary.size() - tail.size());
+  const bool digits = count.find_first_not_of("0123456789") == std::string::npos;
+  return digits ? count + " ok" : summary;
 }
 
 struct CurrentTest {

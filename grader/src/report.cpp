@@ -5,7 +5,6 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 
 #include "catalog.hpp"
@@ -97,10 +96,8 @@ Points load_points(const std::string& path) {
   if (!data.is_object()) throw std::runtime_error(path + ": expected an object such as " + example);
   Points points;
   points.file = path;
-  static const std::regex lab_key("lab([1-9][0-9]*)");
   for (const auto& [key, checks] : data.items()) {
-    std::smatch match;
-    const int lab = std::regex_match(key, match, lab_key) ? std::stoi(match[1]) : 0;
+    const int lab = lab_key_number(key);
     if (lab < 1 || lab > lab_count())
       throw std::runtime_error(path + ": '" + key + "' is not a lab of this kit (lab1 ... lab" + std::to_string(lab_count()) +
                                ")");

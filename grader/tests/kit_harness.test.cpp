@@ -260,6 +260,11 @@ TEST_CASE("kit harness") {
         "have exited\n  emulator seed 0x1f (launch 0)");
     CHECK(deadlock.kind == FaultKind::deadlock);
     CHECK(fault_summary(deadlock, "n = 2") == "deadlock at 04_segmented.cu:27");
+    // The first wait that names a file and line, on its own line: not a later line's "at".
+    CHECK(classify_fault("emulator: deadlock in block (0,0,0)\n  threads 0-31: wait in __syncwarp(0xffffffff) at "
+                         "(unknown)\n  threads 32-63: wait at __syncthreads() at 06_warp_unrolled.cu:41 (a)")
+              .place == "06_warp_unrolled.cu:41");
+    CHECK(classify_fault("emulator: deadlock\n  threads 0-1: wait at __syncthreads()\n  at x.cu:3").place.empty());
     const Fault time = classify_fault("emulator: the kernel ran past the emulator's time limit of 60 s");
     CHECK(fault_summary(time, "n = 5") == "time limit: n = 5");
     CHECK(classify_fault("emulator: out-of-bounds global load: element 72 of an allocation of 2 elements").kind ==
@@ -283,6 +288,13 @@ TEST_CASE("kit harness") {
     CHECK(fault_summary(blocks, "n = 4096") == "race between blocks: n = 4096");
     CHECK(std::string(fault_hint(FaultKind::block_race)).find("atomicAdd") != std::string::npos);
     CHECK(std::string(fault_hint(FaultKind::block_race)).find("docs/04-segmented.md") != std::string::npos);
+  }
+  SECTION("a lab's key is labN, N a lab of this kit written without zeros in front") {
+    CHECK(lab_key_number("lab1") == 1);
+    CHECK(lab_key_number("lab" + std::to_string(lab_count())) == lab_count());
+    CHECK(lab_key_number("lab" + std::to_string(lab_count() + 1)) == 0);
+    for (const char* key : {"lab", "lab0", "lab01", "Lab1", "lab1 ", "lab1x", "lab-1", "lab99999999999", ""})
+      CHECK(lab_key_number(key) == 0);
   }
   SECTION("inputs say what they hold for their type") {
     CHECK(std::string(pattern_name(Pattern::large, DType::i32)).find("wraps") != std::string::npos);
