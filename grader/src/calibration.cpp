@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "catalog.hpp"
+#include "check_messages.hpp"
 #include "files.hpp"
 #include "timing.hpp"
 
@@ -23,11 +24,6 @@ nlohmann::json spread(std::vector<double> values) {
   return {{"min", values.front()}, {"median", median(values)}, {"max", values.back()}, {"rounds", values.size()}};
 }
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
 
 std::string speedup_variable(int lab) { return "REDUCE_LAB_MIN_SPEEDUP_LAB" + std::to_string(lab); }
 std::string bandwidth_variable(int lab) { return "REDUCE_LAB_MIN_BANDWIDTH_LAB" + std::to_string(lab); }

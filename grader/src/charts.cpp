@@ -10,17 +10,13 @@
 #include <sstream>
 
 #include "catalog.hpp"
+#include "check_messages.hpp"
 #include "inputs.hpp"
 
 namespace reduce_lab::grader {
 
 namespace {
 
-std::string format(const char* pattern, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, pattern, value);
-  return text;
-}
 
 }  // namespace
 
@@ -54,15 +50,15 @@ double number_at(const nlohmann::json& value, const char* key) {
 }
 
 // The reference solutions' GB/s per lab, and the device they were measured on.
-struct Reference {
+struct SolutionSpeeds {
   std::string device;
   std::string source;
   std::map<int, double> gbs;
 };
 
-std::optional<Reference> reference_of(const nlohmann::json& data) {
+std::optional<SolutionSpeeds> reference_of(const nlohmann::json& data) {
   if (!data.is_object() || !data.contains("labs") || !data["labs"].is_object()) return std::nullopt;
-  Reference reference;
+  SolutionSpeeds reference;
   if (data.value("kind", "") == "calibration") {
     reference.device = data.value("device", "");
     reference.source = "./lab calibrate, median of " + std::to_string(data.value("rounds", 0)) + " rounds";
@@ -129,7 +125,7 @@ Staircase staircase_of(const nlohmann::json& report, const nlohmann::json& refer
     staircase.steps.push_back(step);
   }
   if (!reference.is_null()) {
-    const std::optional<Reference> known = reference_of(reference);
+    const std::optional<SolutionSpeeds> known = reference_of(reference);
     if (!known) {
       if (note) *note = "the reference file holds no speed figures of the reference solutions";
     } else if (!known->device.empty() && !staircase.device.empty() && known->device != staircase.device) {
