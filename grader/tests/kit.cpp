@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include "settings.hpp"
 
@@ -13,10 +16,34 @@ namespace reduce_lab::grader {
 
 std::string source_root() { return settings().source_root; }
 
+namespace {
+
+// The scratch folders of this process, removed when it ends, so that the suite leaves nothing in
+// the temporary folder (REDUCE_LAB_KEEP_TEST_DIRS=1 keeps them, to read after a failure).
+// Only the process that made them removes them: a forked child that exits normally runs this too.
+struct ScratchFolders {
+  std::vector<std::filesystem::path> made;
+  pid_t owner = getpid();
+  ~ScratchFolders() {
+    if (getpid() != owner) return;
+    if (const char* keep = std::getenv("REDUCE_LAB_KEEP_TEST_DIRS"); keep && *keep && std::string(keep) != "0") return;
+    std::error_code ignored;
+    for (const auto& dir : made) std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+ScratchFolders& scratch_folders() {
+  static ScratchFolders folders;
+  return folders;
+}
+
+}  // namespace
+
 std::filesystem::path fresh_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("reduce_lab_" + name + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  scratch_folders().made.push_back(dir);
   return dir;
 }
 

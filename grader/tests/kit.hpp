@@ -19,7 +19,8 @@ std::string source_root();
 
 // read_text(), a whole file as text, is in files.hpp.
 
-// A new, empty folder under the system's temporary folder, named for `name` and this process.
+// A new, empty folder under the system's temporary folder, named for `name` and this process,
+// removed when the process ends (kept with REDUCE_LAB_KEEP_TEST_DIRS=1).
 std::filesystem::path fresh_dir(const std::string& name);
 
 // find_chromium(), the browser render_in_chromium() starts, is in selftest.hpp.
