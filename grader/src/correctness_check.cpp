@@ -169,22 +169,16 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
             throw Stop{};  // a kernel fault can leave the device unusable; stop here
           }
           const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
-          std::size_t wrong_rows = 0, first_wrong = 0;
-          Comparison cmp;
-          for (std::size_t r = 0; r < refs.size(); ++r) {
-            if (within_tolerance(outcome.values.at(r), refs[r], dtype, shape.columns)) continue;
-            if (wrong_rows++ == 0) {
-              first_wrong = r;
-              cmp = compare(outcome.values.at(r), refs[r], dtype, shape.columns);
-            }
-          }
-          if (wrong_rows == 0) {
+          const WrongRows found = wrong_rows(outcome.values, refs, dtype, shape.columns);
+          const std::size_t first_wrong = found.first;
+          Comparison cmp = found.first_comparison;
+          if (found.count == 0) {
             power_of_two_passed = power_of_two_passed || is_power_of_two(n);
             one_block_passed = one_block_passed || outcome.launches.blocks == 1;
             return true;
           }
           if (rows)
-            cmp.text = std::to_string(wrong_rows) + " of " + std::to_string(shape.rows) + " rows wrong; row " +
+            cmp.text = std::to_string(found.count) + " of " + std::to_string(shape.rows) + " rows wrong; row " +
                        std::to_string(first_wrong) + ": " + cmp.text;
           WrongCase w{what, cmp.text, outcome.values.at(first_wrong), first_wrong, false, {}, outcome.launches.blocks};
           const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),

@@ -36,6 +36,11 @@ CorrectnessPlan any_size_plan(PlanFor where) {
   return plan;
 }
 
+// m past the grid's y limit (65535), in rows short enough that a block per row is the mapping a
+// student may well pick: 70000 blocks of fibers on the emulator, about half a minute of a core, so
+// there it runs in the first type and op only.
+constexpr Shape kPastGridY{70000, 3};
+
 CorrectnessPlan any_shape_plan(PlanFor where) {
   CorrectnessPlan plan;
   const bool gpu = where == PlanFor::gpu;
@@ -45,9 +50,7 @@ CorrectnessPlan any_shape_plan(PlanFor where) {
   for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{31}, std::size_t{32}, std::size_t{33},
                         std::size_t{1000}, std::size_t{4097}})
     plan.shapes.push_back({257, n});
-  // Past the grid's y limit: a block per row is 70000 blocks of fibers on the emulator, half a
-  // minute, so there it runs in the first type and op only.
-  (gpu ? plan.shapes : plan.once_shapes).push_back({70000, 3});
+  (gpu ? plan.shapes : plan.once_shapes).push_back(kPastGridY);
   if (gpu) {
     // Seconds on a GPU, minutes on the emulator (a block per row of 2^20 rows is 2^20 blocks of fibers).
     plan.shapes.push_back({100003, 1});
@@ -56,7 +59,7 @@ CorrectnessPlan any_shape_plan(PlanFor where) {
     plan.shapes.push_back({1, std::size_t{1} << 28});
   }
   plan.special_shapes = {{1, 1}, {3, 100003}, {1000, 1000}};
-  if (gpu) plan.special_shapes.push_back({70000, 3});
+  if (gpu) plan.special_shapes.push_back(kPastGridY);
   plan.special_patterns = {Pattern::ones, Pattern::cancellation, Pattern::integers, Pattern::all_negative,
                            Pattern::large};
   return plan;
@@ -64,7 +67,7 @@ CorrectnessPlan any_shape_plan(PlanFor where) {
 
 std::vector<Shape> traffic_shapes(PlanFor where) {
   std::vector<Shape> shapes{{1, 1}, {1, 31}, {1000, 1}, {100, 33}, {3, 100003}, {1000, 1000}, {40, 5000}, {1, 1000007}};
-  if (where == PlanFor::gpu) shapes.insert(shapes.begin() + 3, {70000, 3});
+  if (where == PlanFor::gpu) shapes.insert(shapes.begin() + 3, kPastGridY);
   return shapes;
 }
 
@@ -87,8 +90,7 @@ TrafficPlan traffic_plan(int lab, PlanFor where) {
   TrafficPlan plan;
   if (info.kind == LabKind::rows) {
     plan.shapes = traffic_shapes(where);
-    // Past the grid's y limit: on the emulator, in the first type and op only (any_shape_plan).
-    if (where == PlanFor::emulator) plan.once_shapes = {{70000, 3}};
+    if (where == PlanFor::emulator) plan.once_shapes = {kPastGridY};
   } else
     plan.sizes = traffic_sizes();
   plan.shared_tree_bound = info.shared_tree_bound;

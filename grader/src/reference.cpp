@@ -113,15 +113,26 @@ Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n)
   return result;
 }
 
-std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
-                                           DType dtype, std::size_t columns, std::size_t changed,
-                                           const Reference* changed_to) {
+WrongRows wrong_rows(const std::vector<double>& values, const std::vector<Reference>& expected, DType dtype,
+                     std::size_t columns, std::size_t changed, const Reference* changed_to) {
+  WrongRows wrong;
   for (std::size_t r = 0; r < expected.size(); ++r) {
     const Reference& ref = changed_to && r == changed ? *changed_to : expected[r];
     if (within_tolerance(values.at(r), ref, dtype, columns)) continue;
-    return "row " + std::to_string(r) + ": " + compare(values.at(r), ref, dtype, columns).text;
+    if (wrong.count++ == 0) {
+      wrong.first = r;
+      wrong.first_comparison = compare(values.at(r), ref, dtype, columns);
+    }
   }
-  return std::nullopt;
+  return wrong;
+}
+
+std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
+                                           DType dtype, std::size_t columns, std::size_t changed,
+                                           const Reference* changed_to) {
+  const WrongRows wrong = wrong_rows(values, expected, dtype, columns, changed, changed_to);
+  if (wrong.count == 0) return std::nullopt;
+  return "row " + std::to_string(wrong.first) + ": " + wrong.first_comparison.text;
 }
 
 }  // namespace reduce_lab::grader

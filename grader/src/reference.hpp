@@ -35,10 +35,19 @@ struct Comparison {
 };
 Comparison compare(double got, const Reference& ref, DType dtype, std::size_t n);
 
-// The first of a matrix's row results (`values`, one per row of `columns` elements) that is not
-// `expected`'s by compare()'s rule, as "row 3: got ..."; nothing when every row is right. Where
-// `changed_to` is given it stands for row `changed`'s reference. Only that row's text is
-// formatted: a line per row of millions of rows would take seconds.
+// A matrix's row results (`values`, one per row of `columns` elements) against `expected`, by
+// compare()'s rule: how many rows are wrong, and the first of them with its comparison. Where
+// `changed_to` is given it stands for row `changed`'s reference. Only the first wrong row's text
+// is formatted: a line per row of millions of rows would take seconds.
+struct WrongRows {
+  std::size_t count = 0;
+  std::size_t first = 0;
+  Comparison first_comparison;  // of row `first`, when count > 0
+};
+WrongRows wrong_rows(const std::vector<double>& values, const std::vector<Reference>& expected, DType dtype,
+                     std::size_t columns, std::size_t changed = 0, const Reference* changed_to = nullptr);
+
+// The first wrong row of wrong_rows() as "row 3: got ..."; nothing when every row is right.
 std::optional<std::string> first_wrong_row(const std::vector<double>& values, const std::vector<Reference>& expected,
                                            DType dtype, std::size_t columns, std::size_t changed = 0,
                                            const Reference* changed_to = nullptr);

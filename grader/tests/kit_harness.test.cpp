@@ -109,6 +109,12 @@ TEST_CASE("kit harness") {
     changed.value += 1;
     CHECK_THAT(first_wrong_row(values, rows, DType::f32, 3, 2, &changed).value_or(""),
                Catch::StartsWith("row 3: got NaN"));
+    // The correctness check says how many rows are wrong as well as which is first.
+    const WrongRows counted = wrong_rows(values, rows, DType::f32, 3);
+    CHECK(counted.count == 2);
+    CHECK(counted.first == 2);
+    CHECK_THAT(counted.first_comparison.text, Catch::StartsWith("got "));
+    CHECK(wrong_rows(values, rows, DType::f32, 3, 2, &changed).count == 1);
   }
   SECTION("the tolerance grows with log2(n) and sum|x|, not with a constant") {
     const HostArray input = make_input(Pattern::uniform, DType::f32, 1 << 16);
