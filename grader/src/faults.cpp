@@ -37,7 +37,8 @@ std::string first_wait_place(const std::string& text) {
   for (std::size_t wait = text.find("wait "); wait != std::string::npos; wait = text.find("wait ", wait + 1)) {
     if (text.compare(wait + 5, 3, "at ") != 0 && text.compare(wait + 5, 3, "in ") != 0) continue;
     const std::size_t line_end = std::min(text.find('\n', wait), text.size());
-    for (std::size_t at = text.find(" at ", wait + 8); at != std::string::npos && at < line_end; at = text.find(" at ", at + 1)) {
+    for (std::size_t at = text.find(" at ", wait + 8); at != std::string::npos && at < line_end;
+         at = text.find(" at ", at + 1)) {
       const std::string place = place_at(text, at);
       if (!place.empty()) return place;
     }

@@ -50,7 +50,8 @@ void write_file(const std::string& path, const std::string& text) {
 // "48 cases ok" -> "48 ok": both backends' counts must fit one cell.
 std::string short_pass(const std::string& summary) {
   static const std::string tail = " cases ok";
-  if (summary.size() <= tail.size() || summary.compare(summary.size() - tail.size(), tail.size(), tail) != 0) return summary;
+  if (summary.size() <= tail.size() || summary.compare(summary.size() - tail.size(), tail.size(), tail) != 0)
+    return summary;
   const std::string count = summary.substr(0, summary.size() - tail.size());
   const bool digits = count.find_first_not_of("0123456789") == std::string::npos;
   return digits ? count + " ok" : summary;
