@@ -124,6 +124,8 @@ function(reduce_lab_export_harness)
   string(APPEND content "set(REDUCE_LAB_HARNESS_KIT_DIGEST \"${digest}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_BACKEND \"${REDUCE_LAB_ACTIVE_BACKEND}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_GRADER \"$<TARGET_FILE:grader>\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_BUILD_DIR \"${PROJECT_BINARY_DIR}\")\n")
+  string(APPEND content "set(REDUCE_LAB_HARNESS_TOOLS \"$<TARGET_FILE:labtools>\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_COMPUTE_SANITIZER \"${REDUCE_LAB_COMPUTE_SANITIZER}\")\n")
   string(APPEND content "set(REDUCE_LAB_HARNESS_NCU \"${REDUCE_LAB_NCU}\")\n")
   foreach(lab IN LISTS REDUCE_LAB_LABS)
@@ -191,6 +193,11 @@ macro(reduce_lab_use_harness dir)
   # target grader makes, and a build may take this folder as its harness in turn.
   add_custom_target(grader ALL COMMAND "${CMAKE_COMMAND}" -E create_symlink "${REDUCE_LAB_HARNESS_GRADER}"
                                        "${PROJECT_BINARY_DIR}/labgrader" VERBATIM)
+  # labtools (./lab show, bench and calibrate) is the harness's too, built there when asked for.
+  add_custom_target(labtools
+    COMMAND "${CMAKE_COMMAND}" --build "${REDUCE_LAB_HARNESS_BUILD_DIR}" --target labtools
+    COMMAND "${CMAKE_COMMAND}" -E create_symlink "${REDUCE_LAB_HARNESS_TOOLS}" "${PROJECT_BINARY_DIR}/labtools"
+    VERBATIM)
   configure_file("${dir}/reduce-lab-harness.cmake" "${PROJECT_BINARY_DIR}/reduce-lab-harness.cmake" COPYONLY)
   message(STATUS "reduction-labs: backend ${REDUCE_LAB_ACTIVE_BACKEND} (the grader of ${dir}), "
                  "grading ${REDUCE_LAB_SOURCES}/")

@@ -1,8 +1,7 @@
-// Measurements that are not a lab's grade: the device's own figures (copy bandwidth and
-// cub::DeviceReduce::Sum at the speed tests' size, the staircase's reference lines) and
-// ./lab bench's sweep of every lab over sizes, with lab 8's rows table. CUB is there only in GPU builds
-// (REDUCE_LAB_HAVE_CUB); on the emulator these run too, which the kit's own tests use to
-// check the files they write, but their times mean nothing there.
+// ./lab bench's sweep of every lab over sizes, with lab 8's rows table: measurements that are
+// not a lab's grade (labtools --bench). CUB is there only in GPU builds (REDUCE_LAB_HAVE_CUB);
+// on the emulator these run too, which the kit's own tests use to check the files they write,
+// but their times mean nothing there.
 #pragma once
 
 #include <cstddef>
@@ -12,10 +11,6 @@
 
 namespace reduce_lab::grader {
 
-// device.json: name, memory, "copy_gbs", and "cub" (sample figures, "ok" when CUB's sum was
-// right) for n floats, `samples` samples each.
-nlohmann::json measure_device(std::size_t n, int samples);
-
 struct BenchPlan {
   int low_log = 16;   // sizes 2^low_log ... 2^high_log floats, as far as they fit
   // 2^31: the largest power of two the labs' `unsigned n` holds. The sweep stops earlier, with
@@ -24,7 +19,7 @@ struct BenchPlan {
   std::string sources = "solutions";  // what the modules were built from: labs or solutions
 };
 
-// The matrix of lab 8's table (labgrader --bench-rows): 2^26 floats, the speed tests' size.
+// The matrix of lab 8's table (labtools --bench-rows): 2^26 floats, the speed tests' size.
 constexpr std::size_t kRowsTableFloats = std::size_t{1} << 26;
 
 // bench.json: for each size that fits in the device's free memory, every lab that is right at

@@ -12,99 +12,31 @@
 #include <utility>
 #include <vector>
 
-#include "bench.hpp"
-#include "calibration.hpp"
 #include "catalog.hpp"
+#include "command_line.hpp"
 #include "charts.hpp"
 #include "speed_check.hpp"
 #include "supervision.hpp"
 #include "supervisor.hpp"
 #include "device.hpp"
+#include "device_figures.hpp"
 #include "files.hpp"
 #include "gradescope.hpp"
 #include "records.hpp"
 #include "report.hpp"
 #include "rows_speed_check.hpp"
 #include "settings.hpp"
-#include "show/command.hpp"
 #include "table.hpp"
+#include "tool_commands.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
 
 namespace {
 
-// Thrown for a bad command line or input file: main prints it and exits with 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// "--name value" options after a command's positional arguments.
-using Options = std::map<std::string, std::vector<std::string>>;
-
-Options parse_options(int argc, char** argv, int first, const std::map<std::string, int>& allowed, const char* usage) {
-  Options options;
-  for (int i = first; i < argc; ++i) {
-    const std::string name = argv[i];
-    const auto known = allowed.find(name);
-    if (known == allowed.end()) throw UsageError("unknown option '" + name + "'\nusage: " + usage);
-    if (i + known->second >= argc)
-      throw UsageError(name + " needs " + std::to_string(known->second) + " value(s)\nusage: " + usage);
-    std::vector<std::string>& values = options[name];
-    for (int k = 0; k < known->second; ++k) values.push_back(argv[++i]);
-  }
-  return options;
-}
-
-std::string option(const Options& options, const std::string& name, const std::string& fallback = "") {
-  const auto it = options.find(name);
-  return it == options.end() || it->second.empty() ? fallback : it->second.front();
-}
-
-double number_option(const Options& options, const std::string& name, double fallback) {
-  const std::string text = option(options, name);
-  if (text.empty()) return fallback;
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0') throw UsageError(name + " takes a number, not '" + text + "'");
-  return value;
-}
-
-std::string source_root() {
-#if defined(REDUCE_LAB_SOURCE_ROOT_DIR)
-  return REDUCE_LAB_SOURCE_ROOT_DIR;
-#else
-  return ".";
-#endif
-}
-
-std::string first_line_of_command(const std::string& command) {
-  std::string text;
-  if (FILE* pipe = popen(command.c_str(), "r")) {
-    char buffer[256];
-    if (std::fgets(buffer, sizeof buffer, pipe)) text = buffer;
-    pclose(pipe);
-  }
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text;
-}
-
-// The kit's version, for reports, decided here only: the version a handout or an autograder copy
-// was made from (.kit-version), else git's, of the kit this grader was built from.
-// REDUCE_LAB_KIT_VERSION replaces it (the kit's own tests).
-std::string kit_version() {
-  if (!settings().kit_version.empty()) return settings().kit_version;
-  const std::string root = source_root();
-  std::ifstream handed_out(root + "/.kit-version");  // a handout or an autograder copy
-  std::string version;
-  if (handed_out && std::getline(handed_out, version) && !version.empty()) return version;
-  version = first_line_of_command("git -C '" + root + "' describe --always --dirty 2>/dev/null");
-  return version.empty() ? "unknown" : version;
-}
-
 std::string default_points_file() {
   if (!settings().points_file.empty()) return settings().points_file;
-  const std::string file = source_root() + "/grader/points.json";
+  const std::string file = grader_source_root() + "/grader/points.json";
   return std::filesystem::exists(file) ? file : "";
 }
 
@@ -271,7 +203,7 @@ int check_points_command(int argc, char** argv) {
     throw UsageError(file + " gives no points to " + emulator_checks +
                      ", the checks the CPU emulator (and so Gradescope) grades: every submission would score 0 of 0.");
   std::error_code error;
-  const std::filesystem::path relative = std::filesystem::relative(file, source_root(), error);
+  const std::filesystem::path relative = std::filesystem::relative(file, grader_source_root(), error);
   const std::string shown = !error && !relative.empty() && relative.native().rfind("..", 0) != 0 ? relative.string() : file;
   std::printf("%s: %g points on a GPU; %g on the CPU emulator (%s), which is what Gradescope grades.\n", shown.c_str(), gpu,
               emulator, emulator_checks.c_str());
@@ -303,85 +235,6 @@ int rescore_command(int argc, char** argv) {
       throw UsageError(path + " is not a report.json (it has no labs)");
     rescore_file(path, std::move(report), points);
   }
-  return 0;
-}
-
-constexpr const char* kCalibrateUsage = "labgrader --calibrate ROUNDS_DIR THRESHOLDS_FILE [--margin M]";
-
-int calibrate_command(int argc, char** argv) {
-  if (argc < 4) throw UsageError(std::string("usage: ") + kCalibrateUsage);
-  const Options options = parse_options(argc, argv, 4, {{"--margin", 1}}, kCalibrateUsage);
-  const std::string rounds = argv[2], out = argv[3];
-  if (!std::filesystem::is_directory(rounds)) throw UsageError(rounds + " is not a folder of calibration rounds");
-  const nlohmann::json calibration =
-      calibrate(rounds, number_option(options, "--margin", kDefaultCalibrationMargin), kit_version());
-  std::fputs(calibration_table(calibration).c_str(), stdout);
-  write_text(out, thresholds_cache(calibration));
-  const std::filesystem::path beside = std::filesystem::path(out).parent_path() / "calibration.json";
-  write_json(beside.string(), calibration);
-  std::printf("\nThresholds: %s\nFigures: %s\nGrade with them: ./lab grade --thresholds %s\n", out.c_str(),
-              beside.string().c_str(), out.c_str());
-  return 0;
-}
-
-constexpr const char* kBenchUsage = "labgrader --bench OUT_DIR [--sizes LOW HIGH] [--sources labs|solutions]";
-
-int bench_command(int argc, char** argv) {
-  if (argc < 3) throw UsageError(std::string("usage: ") + kBenchUsage);
-  const Options options = parse_options(argc, argv, 3, {{"--sizes", 2}, {"--sources", 1}}, kBenchUsage);
-  BenchPlan plan;
-  if (options.count("--sizes")) {
-    plan.low_log = std::atoi(options.at("--sizes")[0].c_str());
-    plan.high_log = std::atoi(options.at("--sizes")[1].c_str());
-  }
-  plan.sources = option(options, "--sources", "solutions");
-  const std::filesystem::path out = argv[2];
-  auto sweep = [&] {
-    std::string why;
-    if (!gpu_present(&why)) throw UsageError("./lab bench needs a usable GPU: " + why);
-    const nlohmann::json bench = run_bench(plan);
-    std::fputs(bench_table(bench).c_str(), stdout);
-    write_json((out / "bench.json").string(), bench);
-    write_text((out / "bench.svg").string(), bench_svg(bench));
-    std::printf("\nBench: %s, %s", (out / "bench.json").string().c_str(), (out / "bench.svg").string().c_str());
-    if (bench.contains("rows")) {
-      write_text((out / "bench-rows.svg").string(), bench_rows_svg(bench["rows"]));
-      std::printf(", %s", (out / "bench-rows.svg").string().c_str());
-    }
-    std::printf("\n");
-    return 0;
-  };
-  // The sweep runs students' kernels: in a child this process supervises, as a test is run, so
-  // a lab that takes the process down, or runs past the watchdog's limit (REDUCE_LAB_RUN_TIMEOUT),
-  // ends the sweep with the grade's words for it. Nothing touches the GPU before the fork.
-  return supervise(0, [&] {
-    int code = 2;
-    try {
-      code = sweep();
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "labgrader --bench: %s\n", error.what());
-    }
-    supervision::note_verdict();
-    return code;
-  });
-}
-
-constexpr const char* kBenchRowsUsage = "labgrader --bench-rows OUT_DIR";
-
-// Lab 8's table (docs/08-rows.md): the lab's module against CUB's segmented reduction and the
-// copy bandwidth, one row length per line, m filling 2^26 floats; ./lab bench's "rows" alone.
-int bench_rows_command(int argc, char** argv) {
-  if (argc != 3) throw UsageError(std::string("usage: ") + kBenchRowsUsage);
-  std::string why;
-  if (!gpu_present(&why)) throw UsageError("the rows table needs a usable GPU: " + why);
-  const LoadedLab lab = load_lab(8, Flavor::plain);
-  if (!lab) throw UsageError("lab 8 cannot be loaded: " + lab.problem);
-  const nlohmann::json table = bench_rows(lab.info, sample_count(), kRowsTableFloats);
-  std::fputs(bench_rows_table(table).c_str(), stdout);
-  const std::filesystem::path out = argv[2];
-  write_json((out / "rows.json").string(), table);
-  write_text((out / "rows.svg").string(), bench_rows_svg(table));
-  std::printf("\nTable: %s, %s\n", (out / "rows.json").string().c_str(), (out / "rows.svg").string().c_str());
   return 0;
 }
 
@@ -418,11 +271,14 @@ int run_command(int argc, char** argv) {
       std::printf("%s\n", kit_version().c_str());
       return 0;
     }
-    if (command == "--calibrate") return calibrate_command(argc, argv);
-    if (command == "--bench") return bench_command(argc, argv);
-    if (command == "--bench-rows") return bench_rows_command(argc, argv);
-    if (command == "--show") return show::show_command(argc, argv);
-    if (command == "--show-docs") return show::show_docs_command(argc, argv);
+    if (is_tool_command(command)) {
+#if REDUCE_LAB_SELFTEST
+      return run_tool_command(argc, argv);  // the kit's tests call them in this program too
+#else
+      throw UsageError("this command is labtools', beside labgrader in the build folder (./lab show, bench and "
+                       "calibrate build it)");
+#endif
+    }
     if (command == "--probe-gpu") {
       // ./lab's last word on whether this machine's GPU can run the labs: the CUDA runtime's
       // own answer (a driver older than the toolkit, no device, no permission).

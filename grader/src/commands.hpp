@@ -1,9 +1,9 @@
 // The grader's commands that grade nothing themselves: they turn what the tests recorded into
-// the table, report.json, the staircase and Gradescope's results.json (--table), thresholds
-// (--calibrate), and the size sweep (--bench); --check-points checks a points file and says
-// what a grade is out of; --probe-gpu answers whether the CUDA runtime can use a GPU here
-// (./lab's last check before a GPU grade). ./lab and grade-all run them; docs/instructors.md
-// shows each.
+// the table, report.json, the staircase and Gradescope's results.json (--table); --check-points
+// checks a points file and says what a grade is out of; --probe-gpu answers whether the CUDA
+// runtime can use a GPU here (./lab's last check before a GPU grade). ./lab and grade-all run
+// them; docs/instructors.md shows each. The pictures, the bench and calibration are labtools'
+// (tool_commands.hpp).
 //
 //   --table RESULTS_DIR TITLE [options]   the grade of the records in RESULTS_DIR:
 //       --report FILE      report.json (default: beside RESULTS_DIR)
@@ -23,8 +23,6 @@
 //     it is not usable
 //   --rescore REPORT... [--points FILE]   scores reports written before again, in place, with
 //     the points file as it is now (grade-all's roster, after the points changed)
-//   --bench-rows OUT_DIR   lab 8's table against CUB's segmented reduction (docs/08-rows.md):
-//     rows.json and rows.svg, as ./lab bench's "rows" and bench-rows.svg
 //   --kit-version          the kit's version as reports name it (.kit-version, else git's):
 //     decided here only; grade-all asks for it
 #pragma once

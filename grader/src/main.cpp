@@ -8,8 +8,9 @@
 //   --table DIR NAME   print the grade table of the results in DIR, write report.json (and the
 //                      staircase, Gradescope's results.json) and exit (--labs, --handed-in,
 //                      --quiet and the rest: commands.hpp); --check-points [FILE] (a points
-//                      file's totals), --kit-version, --calibrate, --bench and --probe-gpu (can the CUDA
-//                      runtime use a GPU here?) too are commands (commands.hpp), not tests
+//                      file's totals), --kit-version and --probe-gpu (can the CUDA runtime use a
+//                      GPU here?) too are commands (commands.hpp), not tests; --show, --bench and
+//                      --calibrate are labtools' (tool_commands.hpp; in self-test builds, here too)
 //   --device-figures   measure the copy bandwidth and CUB for the staircase (results/device.json)
 //   --dump-counts FILE every counter of every lab at its graded sizes, for the next option
 //                      (self-test builds only, as --compare-counts and --broken)

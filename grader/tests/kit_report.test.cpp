@@ -14,6 +14,7 @@
 #include "catalog.hpp"
 #include "charts.hpp"
 #include "commands.hpp"
+#include "device_figures.hpp"
 #include "files.hpp"
 #include "gradescope.hpp"
 #include "kit.hpp"

@@ -106,7 +106,7 @@ int show_command(int argc, char** argv) {
     try {
       code = draw_command(argc, argv);
     } catch (const std::exception& error) {
-      std::fprintf(stderr, "labgrader --show: %s\n", error.what());
+      std::fprintf(stderr, "labtools --show: %s\n", error.what());
     }
     supervision::note_verdict();  // it said what it found, picture or not
     return code;
@@ -215,7 +215,7 @@ std::string docs_figure_svg(const ModuleInfo&) { return {}; }
 
 int show_command(int, char**) {
   std::fprintf(stderr,
-               "labgrader --show draws from the CPU emulator's record: run it from an emulator build "
+               "labtools --show draws from the CPU emulator's record: run it from an emulator build "
                "(./lab show N builds one, also on a GPU machine).\n");
   return 2;
 }

@@ -1,4 +1,4 @@
-// ./lab show's grader side (labgrader --show, --show-docs): loads the student's lab and the
+// ./lab show's grader side (labtools --show, --show-docs): loads the student's lab and the
 // reference's, records one small run of each on the emulator, and draws them in the terminal
 // and as SVG. On a GPU build it says to use the emulator build, which ./lab show does.
 #pragma once
@@ -9,12 +9,12 @@
 
 namespace reduce_lab::grader::show {
 
-//   labgrader --show N --student DIR [--reference DIR] [--size n] [--svg FILE] [--note TEXT]
+//   labtools --show N --student DIR [--reference DIR] [--size n] [--svg FILE] [--note TEXT]
 // DIR: a build's module folder. Prints the picture; writes the SVG when asked. Without a
 // reference, the note says why (by default: this copy of the kit has no solutions/).
 int show_command(int argc, char** argv);
 
-//   labgrader --show-docs OUT_DIR --reference DIR
+//   labtools --show-docs OUT_DIR --reference DIR
 // The reference's picture of every lab at its default size, as the lab pages show them.
 int show_docs_command(int argc, char** argv);
 
