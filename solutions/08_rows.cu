@@ -4,10 +4,11 @@
 // both ends of the shapes: 2^20 rows of 7 elements give every 256-thread block 7 elements to
 // read, and 3 rows of 10^7 elements give 3 blocks to a device that holds two thousand. Here the
 // host picks the mapping from the shape, as lab 7 picks a block size from n: rows of up to a
-// warp go a few lanes to a group of whole rows, longer short rows flat through each warp's
-// 512-byte windows with a scan over its lanes; then a warp per row, a block per row, and for a few long rows several blocks per row, each
-// adding its part with one atomic. Rows start anywhere (n is any number), so each range is read
-// as a scalar head, 16-byte vectors over whole 32-byte sectors, and a scalar tail.
+// warp go a few lanes to a group of whole rows, longer short rows through each warp's flat
+// 512-byte windows with a scan over its lanes; then a warp per row, a block per row, and for a
+// few long rows several blocks per row, each adding its part with one atomic. Rows start
+// anywhere (n is any number), so each range is read as a scalar head, 16-byte vectors over whole
+// 32-byte sectors, and a scalar tail.
 //
 // Read docs/08-rows.md, then grade with: ./lab grade 8
 
@@ -331,7 +332,8 @@ WindowsKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsig
             const unsigned long long last = end / VECTOR, from_base = last - base / VECTOR;
 #pragma unroll
             for (unsigned w = 0; w < WINDOWS; ++w)
-                if (from_base / WARP == w) gather_last_vector<T, Op>(matrix, last, end, lane, from_base % WARP == lane, x[w]);
+                if (from_base / WARP == w)
+                    gather_last_vector<T, Op>(matrix, last, end, lane, from_base % WARP == lane, x[w]);
         }
 #pragma unroll
         for (unsigned w = 0; w < WINDOWS; ++w) {
