@@ -111,6 +111,21 @@ __device__ void gather_last_vector(Global<const T> matrix, unsigned long long v,
     }
 }
 
+// Splits a vector where a row ends: its elements before `at` combined (the end of one row) into
+// `low`, those from `at` on (the start of the next row) into `high`. Selects, since `at` differs
+// between lanes and a loop that stopped at it would diverge.
+template <typename T, typename Op>
+__device__ void split_vector(const reduce_lab::Vector<T, 16 / sizeof(T)>& x, unsigned at, T& low, T& high) {
+    const Op op;
+    low = x.element[0];
+    high = Op::identity();
+#pragma unroll
+    for (unsigned j = 1; j < 16 / sizeof(T); ++j) {
+        low = op(low, j < at ? x.element[j] : Op::identity());
+        high = op(high, j < at ? Op::identity() : x.element[j]);
+    }
+}
+
 // Rows a group holds: the fewest consecutive rows whose elements fill whole 16-byte vectors
 // (VECTOR / gcd(n, VECTOR): n = 7 floats, 4 rows in 7 vectors; n = 32, 1 row in 8). A group
 // whose first row is a multiple of that starts on a 16-byte boundary.

@@ -131,6 +131,21 @@ __device__ void gather_last_vector(Global<const T> matrix, unsigned long long v,
     }
 }
 
+// Splits a vector where a row ends: its elements before `at` combined (the end of one row) into
+// `low`, those from `at` on (the start of the next row) into `high`. Selects, since `at` differs
+// between lanes and a loop that stopped at it would diverge.
+template <typename T, typename Op>
+__device__ void split_vector(const reduce_lab::Vector<T, 16 / sizeof(T)>& x, unsigned at, T& low, T& high) {
+    const Op op;
+    low = x.element[0];
+    high = Op::identity();
+#pragma unroll
+    for (unsigned j = 1; j < 16 / sizeof(T); ++j) {
+        low = op(low, j < at ? x.element[j] : Op::identity());
+        high = op(high, j < at ? Op::identity() : x.element[j]);
+    }
+}
+
 // Rows a group holds: the fewest consecutive rows whose elements fill whole 16-byte vectors
 // (VECTOR / gcd(n, VECTOR): n = 7 floats, 4 rows in 7 vectors; n = 32, 1 row in 8). A group
 // whose first row is a multiple of that starts on a 16-byte boundary.
@@ -187,7 +202,6 @@ __device__ void reduce_groups(Global<const T> matrix, Global<T> out, unsigned lo
     // BEGIN EXERCISE
     constexpr unsigned VECTOR = 16 / sizeof(T);
     constexpr unsigned GROUPS_PER_WARP = WARP / LANES;
-    const Op op;
     const unsigned vectors = static_cast<unsigned>(GROUP * n / VECTOR);
     const unsigned long long groups = (m + GROUP - 1) / GROUP;
     // Every load before any add. A lane skips only the last loads (its group past the matrix's
@@ -221,12 +235,8 @@ __device__ void reduce_groups(Global<const T> matrix, Global<T> out, unsigned lo
         } else {
             // Rows of two elements or more: a vector's elements lie in two rows at most. Selects,
             // not a[me.row] = ..., which would index a register array with a lane's value.
-            T low = x[u].element[0], high = Op::identity();
-#pragma unroll
-            for (unsigned j = 1; j < VECTOR; ++j) {
-                low = op(low, j < me.in_row ? x[u].element[j] : Op::identity());
-                high = op(high, j < me.in_row ? Op::identity() : x[u].element[j]);
-            }
+            T low, high;
+            split_vector<T, Op>(x[u], me.in_row, low, high);
 #pragma unroll
             for (unsigned r = 0; r < GROUP; ++r) a[r] = r == me.row ? low : r == me.row + 1 ? high : Op::identity();
         }
@@ -341,12 +351,8 @@ WindowsKernel(Global<const T> matrix, Global<T> out, unsigned long long m, unsig
             const unsigned rows_on = static_cast<unsigned>((static_cast<unsigned long long>(p) * magic) >> 32);
             const unsigned start = p - rows_on * width;  // its column
             const unsigned in_row = width - start;       // the lane's elements in that row (at least one)
-            T low = x[w].element[0], high = Op::identity();
-#pragma unroll
-            for (unsigned j = 1; j < VECTOR; ++j) {
-                low = op(low, j < in_row ? x[w].element[j] : Op::identity());
-                high = op(high, j < in_row ? Op::identity() : x[w].element[j]);
-            }
+            T low, high;
+            split_vector<T, Op>(x[w], in_row, low, high);
             // The row open at the lane's end: the lane's part of it, and how many lanes back it
             // began (its parts lie in those lanes), or that it began before this window.
             T open = high;
