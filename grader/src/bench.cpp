@@ -212,7 +212,8 @@ std::string bench_rows_table(const nlohmann::json& rows) {
   out << rows["name"].get<std::string>() << " on " << rows["device"].get<std::string>()
       << ": each row of an m x n matrix of " << size_text(rows["elements"].get<std::size_t>())
       << " floats summed, median of " << rows["samples"].get<int>() << " samples\n"
-      << "GB/s: 4 m n / median time; (%): its share of the copy bandwidth, " << format("%.0f", copy)
+      << "GB/s: 4 (m n + m) / median time, the matrix read and a float a row written; (%): its share of the copy "
+         "bandwidth, " << format("%.0f", copy)
       << " GB/s (bytes read + written by a device-to-device copy)\n";
   char line[160];
   std::snprintf(line, sizeof line, "%10s %9s %11s %15s %11s %15s %8s\n", "m", "n", (lab + " ms").c_str(),

@@ -174,12 +174,18 @@ struct ShapeTimes {
   std::optional<double> cub_ms;
 };
 
+// The bytes a contender reads and writes on one matrix, as the copy bandwidth counts them: the
+// matrix and a float a row for lab 8 and CUB, the same elements and one float for lab 7's one
+// vector. At 7 columns the rows' outputs are an eighth of the bytes.
+double rows_bytes(Shape shape) { return 4.0 * static_cast<double>(shape.elements() + shape.rows); }
+double vector_bytes(Shape shape) { return 4.0 * static_cast<double>(shape.elements() + 1); }
+
 // Times the lab, the baseline and (where built) CUB on one matrix, interleaved.
 ShapeTimes time_shape(const ModuleInfo* lab, const ModuleInfo* baseline, Shape shape, int samples,
                       nlohmann::json& figures) {
   std::vector<Matrix> inputs = make_matrices(shape);
   L2Flush flush;
-  const double bytes = 4.0 * static_cast<double>(shape.elements());
+  const double bytes = rows_bytes(shape);
   std::vector<Contender> contenders;
   std::unique_ptr<TimedMatrix> timed_lab, timed_baseline;
   timed_lab = std::make_unique<TimedMatrix>(lab, inputs, shape, true, process_seed() ^ 0x5eed);
@@ -201,7 +207,7 @@ ShapeTimes time_shape(const ModuleInfo* lab, const ModuleInfo* baseline, Shape s
   std::size_t next = 1;
   if (baseline) {
     times.baseline_ms = median(ms[next]);
-    entry["baseline"] = sample_figures(ms[next++], bytes);
+    entry["baseline"] = sample_figures(ms[next++], vector_bytes(shape));
     entry["ratio"] = times.baseline_ms / times.lab_ms;
   }
   if (next < ms.size()) {
@@ -297,7 +303,7 @@ Verdict check_rows_speedup(int lab) {
     double worst = 0;
     std::string worst_shape;
     for (const ShapeTimes& t : times) {
-      const double bytes = 4.0 * static_cast<double>(t.shape.elements());
+      const double bytes = rows_bytes(t.shape);
       const double ratio = t.baseline_ms / t.lab_ms;
       message << "  " << shape_text(t.shape) << ": " << format("%.4f ms", t.lab_ms) << " (" << gbs(bytes, t.lab_ms)
               << ", " << format("%.0f%%", 100 * bytes / (t.lab_ms * 1e-3) / copy) << " of copy); lab "
@@ -312,7 +318,8 @@ Verdict check_rows_speedup(int lab) {
       }
     }
     message << "  copy bandwidth " << format("%.0f GB/s", copy / 1e9)
-            << " (bytes read + written by a device-to-device copy)\n"
+            << " (bytes read + written by a device-to-device copy; lab " << lab << "'s and CUB's GB/s count the "
+            << "matrix read and a float a row written, lab " << base_lab << "'s the elements and its one result)\n"
             << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
             << "'s speed at every shape\n";
     // What the builds' comparison found: one line where every shape's reads alike (nothing
@@ -370,7 +377,8 @@ nlohmann::json bench_rows(const ModuleInfo* module, int samples, std::size_t ele
                              " returned a wrong result: " + wrong.text);
   }
   for (nlohmann::json& shape : table["shapes"]) {
-    shape["bytes"] = 4 * shape["rows"].get<std::size_t>() * shape["columns"].get<std::size_t>();
+    const std::size_t rows = shape["rows"].get<std::size_t>();
+    shape["bytes"] = 4 * (rows * shape["columns"].get<std::size_t>() + rows);  // as rows_bytes: matrix and outputs
     for (const char* contender : {"lab", "cub"})
       if (shape.contains(contender)) shape[contender]["copy_share"] = shape[contender]["gbs"].get<double>() / copy;
   }

@@ -275,8 +275,9 @@ TEST_CASE("kit show layout: a loop that never ends draws its first steps and the
 }
 
 TEST_CASE("kit show matrix: lab 8's reference, every element read once, by the warps its shape picks") {
-  // At 4 x 10 the reference gives each row 16 lanes (LanesPerRowKernel<16>): one warp, two rows
-  // side by side, reads the whole matrix, row r column c by lane (r % 2) * 16 + c.
+  // At 4 x 10 the reference reads groups of 2 rows, 20 floats in 5 16-byte vectors, 8 lanes a
+  // group (GroupsKernel<float, Sum, 2, 8>): one warp, four groups side by side, reads the whole
+  // matrix, row r column c by lane 8 (r / 2) + ((r % 2) * 10 + c) / 4.
   const RecordedRun small = record_run(reference(8), default_size(reference(8)));
   REQUIRE(small.ran);
   const Matrix& m = small.picture.matrix;
@@ -292,7 +293,8 @@ TEST_CASE("kit show matrix: lab 8's reference, every element read once, by the w
   REQUIRE(m.warps.size() == 1);
   CHECK(m.warp_name(0) == "block 0 warp 0");
   for (std::size_t r = 0; r < 4; ++r)
-    for (std::size_t c = 0; c < 10; ++c) CHECK(m.element(r, c).lane == static_cast<int>(r % 2 * 16 + c));
+    for (std::size_t c = 0; c < 10; ++c)
+      CHECK(m.element(r, c).lane == static_cast<int>(r / 2 * 8 + (r % 2 * 10 + c) / 4));
   CHECK(matrix_problems(m, "yours").empty());
   CHECK_FALSE(first_difference(small.picture, small.picture).found);
 
