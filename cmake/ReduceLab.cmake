@@ -256,6 +256,13 @@ function(reduce_lab_add_module target source flavor outdir number)
   if(flavor STREQUAL "emu")
     add_library(${target} MODULE "${compiled}")
     target_compile_options(${target} PRIVATE "-iquote${source_dir}")
+    # The emulator tells a warp's instructions apart by each access's call site (its return
+    # address). GCC's loop unswitching and splitting copy a loop for lanes that differ in a value
+    # fixed for the loop (GCC 12 and 13 did, on lab 8's reference): one warp store became two
+    # where the GPU issues one (docs/emulator.md). Lab code is compiled without them.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -fno-unswitch-loops -fno-split-loops -fno-split-paths)
+    endif()
     target_link_libraries(${target} PRIVATE reduce_emu)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
     if(REDUCE_LAB_SPACES_CHECK STREQUAL "kit" AND TARGET check_spaces)
