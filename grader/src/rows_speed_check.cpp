@@ -29,9 +29,6 @@ namespace reduce_lab::grader {
 
 namespace {
 
-// Inputs of different contents at the same address, alternating between timed samples.
-constexpr int kTimedInputs = 2;
-
 struct Matrix {
   HostArray host;
   std::vector<Reference> rows;  // each row's reference
@@ -56,13 +53,6 @@ std::vector<Matrix> make_matrices(Shape shape) {
   }
   return matrices;
 }
-
-// A timed sample whose result was wrong.
-struct TimedWrong {
-  std::string contender;
-  int sample = 0;
-  std::string text;
-};
 
 // One module timed on a matrix: as rows (the row lab), or as one vector of all its elements
 // (the baseline lab). Before each sample (untimed) it copies one of the inputs into the buffer

@@ -29,9 +29,6 @@ namespace reduce_lab::grader {
 
 namespace {
 
-// Device copies the timed samples draw their inputs from: contents that differ between
-// samples, so a lab cannot pass by remembering an earlier result.
-constexpr int kTimedInputs = 2;
 // Floats held per element of the benchmark: the pristine copies, and each contender's input
 // and pass outputs (at most half the input).
 constexpr double kBenchmarkCopies = kTimedInputs + 2 * 1.5;
@@ -61,14 +58,6 @@ struct TimedInputs {
   std::vector<HostArray> host;
   std::vector<Reference> references;
   std::vector<DeviceBuffer> device;
-};
-
-// A timed sample whose result was wrong although the lab is right when run alone.
-struct TimedWrong {
-  std::string contender;
-  int sample = 0;
-  std::string text;
-  bool earlier_result = false;  // the result of another sample's input
 };
 
 // One contender that times a lab: before each sample (untimed) it copies one of the inputs

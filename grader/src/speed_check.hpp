@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,20 @@
 #include "verdict.hpp"
 
 namespace reduce_lab::grader {
+
+// Device copies the timed samples of a speed test draw their inputs from, alternating: contents
+// that differ between samples at the same address, so a lab cannot pass by remembering an
+// earlier result.
+constexpr int kTimedInputs = 2;
+
+// A timed sample whose result was wrong although the lab is right when run alone: thrown by a
+// contender, caught by its speed test, which fails with it.
+struct TimedWrong {
+  std::string contender;
+  int sample = 0;
+  std::string text;
+  bool earlier_result = false;  // the result of another sample's input
+};
 
 // Median time of lab `lab` against its baseline in grader/labs.json (the CPU loop of Fig. 10.1,
 // or the student's own earlier lab). The minimum comes from REDUCE_LAB_MIN_SPEEDUP, else the
