@@ -3,8 +3,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -16,15 +14,12 @@
 #include "command_line.hpp"
 #include "charts.hpp"
 #include "speed_check.hpp"
-#include "supervision.hpp"
-#include "supervisor.hpp"
 #include "device.hpp"
 #include "device_figures.hpp"
 #include "files.hpp"
 #include "gradescope.hpp"
 #include "records.hpp"
 #include "report.hpp"
-#include "rows_speed_check.hpp"
 #include "settings.hpp"
 #include "table.hpp"
 #include "tool_commands.hpp"
@@ -290,10 +285,7 @@ int run_command(int argc, char** argv) {
       std::printf("%s\n", device_facts().name.c_str());
       return 0;
     }
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "labgrader %s: %s\n", command.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a UsageError (a bad command line or input file) too
     std::fprintf(stderr, "labgrader %s: %s\n", command.c_str(), e.what());
     return 2;
   }

@@ -112,10 +112,7 @@ int run_tool_command(int argc, char** argv) {
     if (command == "--bench-rows") return bench_rows_command(argc, argv);
     if (command == "--show") return show::show_command(argc, argv);
     if (command == "--show-docs") return show::show_docs_command(argc, argv);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "labtools %s: %s\n", command.c_str(), e.what());
-    return 2;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // a UsageError (a bad command line or input file) too
     std::fprintf(stderr, "labtools %s: %s\n", command.c_str(), e.what());
     return 2;
   }
