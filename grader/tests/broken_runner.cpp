@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -190,15 +191,29 @@ bool take_reference_verdict(const std::string& from, const std::string& results,
 }  // namespace
 
 int run_case(const std::vector<std::string>& arguments) {
-  const char* usage = "usage: labgrader --broken FILE gpu|emu [--check NAME COUNT ARG...]...";
+  const char* usage =
+      "usage: labgrader --broken FILE gpu|emu [--part all|verdicts|speed] [--check NAME COUNT ARG...]...";
   if (arguments.size() < 2 || (arguments[1] != "gpu" && arguments[1] != "emu")) {
     std::printf("%s\n", usage);
     return 2;
   }
   const std::string& path = arguments[0];
   const std::string& backend = arguments[1];
+  // A case the GPU times is two CTest tests: its verdicts (every check but the speed test, and
+  // the verdicts the speed test reads), which run beside other tests, and then the speed test
+  // alone, which must have the GPU to itself and reads what the first part recorded.
+  std::string part = "all";
+  std::size_t first_check = 2;
+  if (arguments.size() >= 4 && arguments[2] == "--part") {
+    part = arguments[3];
+    first_check = 4;
+    if (part != "all" && part != "verdicts" && part != "speed") {
+      std::printf("%s\n", usage);
+      return 2;
+    }
+  }
   std::map<std::string, std::vector<std::string>> how_to_run;
-  for (std::size_t i = 2; i < arguments.size();) {
+  for (std::size_t i = first_check; i < arguments.size();) {
     if (arguments[i] != "--check" || i + 2 >= arguments.size()) {
       std::printf("%s\n", usage);
       return 2;
@@ -227,11 +242,20 @@ int run_case(const std::vector<std::string>& arguments) {
     std::printf("broken.%s %s: the expectations do not parse:\n  %s\n", stem.c_str(), backend.c_str(), e.what());
     return 1;
   }
-  const std::string title = "broken." + c.name + " " + backend;
-  const std::vector<Expectation> expected = expectations_for(c, backend);
-  const std::vector<std::pair<int, std::string>> prerequisites = speed_prerequisites(c, backend);
+  const std::string title = "broken." + c.name + (part == "speed" ? ".speedup " : " ") + backend;
+  std::vector<Expectation> expected = expectations_for(c, backend);
+  std::vector<std::pair<int, std::string>> prerequisites = speed_prerequisites(c, backend);
+  if (part != "all") {
+    const bool speed = part == "speed";
+    expected.erase(std::remove_if(expected.begin(), expected.end(),
+                                  [&](const Expectation& e) { return (e.check == "speedup") != speed; }),
+                   expected.end());
+    // The speed part reads the verdicts the first part recorded in the same folder.
+    if (speed) prerequisites.clear();
+  }
   if (expected.empty() && prerequisites.empty()) {
-    std::printf("SKIPPED: %s expects nothing of the %s backend\n", c.name.c_str(), backend.c_str());
+    std::printf("SKIPPED: %s expects nothing of the %s backend%s\n", c.name.c_str(), backend.c_str(),
+                part == "all" ? "" : (" in its " + part + " part").c_str());
     return 77;
   }
   for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
@@ -243,9 +267,11 @@ int run_case(const std::vector<std::string>& arguments) {
     return 2;
   }
   // Every verdict in the folder is this run's: a speed test must never read one left by an
-  // earlier run (of another version of the case, or of another kit).
+  // earlier run (of another version of the case, or of another kit). The speed part is the one
+  // exception: it runs right after the verdicts part (CTest's DEPENDS), and reads its verdicts,
+  // which the speed gate still ties to the case's file as it is now.
   std::error_code ignored;
-  std::filesystem::remove_all(results, ignored);
+  if (part != "speed") std::filesystem::remove_all(results, ignored);
   std::filesystem::create_directories(results, ignored);
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
