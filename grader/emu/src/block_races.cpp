@@ -46,16 +46,25 @@ constexpr std::size_t kWordBytes = 4;
 
 namespace {
 
-void* reserve(std::size_t bytes) {
-  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+// The shadow of loads, up to this size, is mapped with its pages present and written over
+// between launches. A load reads its word before it records itself with a read-modify-write,
+// so a lazily mapped page is first the shared zero page and then, at that write, a page of its
+// own; swapping the two flushes every core's TLB (an interprocessor interrupt, costly in a
+// virtual machine): a third of lab 7's correctness test went there. Larger shadows, which a
+// lab's scratch allocation may have and mostly leave untouched, stay lazy.
+constexpr std::size_t kPresentShadowBytes = std::size_t{256} << 20;
+
+void* reserve(std::size_t bytes, bool present) {
+  void* memory = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (present ? MAP_POPULATE : 0), -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
   return memory;  // zero pages: every word untouched
 }
 
-// An earlier launch's accesses: gone. Large shadows give their pages back (zero again when
+// An earlier launch's accesses: gone. Large lazy shadows give their pages back (zero again when
 // next touched) instead of being written over.
-void forget(void* memory, std::size_t bytes) {
-  if (bytes >= (64u << 10))
+void forget(void* memory, std::size_t bytes, bool present) {
+  if (!present && bytes >= (64u << 10))
     madvise(memory, bytes, MADV_DONTNEED);
   else
     std::memset(memory, 0, bytes);
@@ -65,9 +74,11 @@ void forget(void* memory, std::size_t bytes) {
 
 AllocationShadow::AllocationShadow(std::size_t bytes) : count_((bytes + kWordBytes - 1) / kWordBytes) {
   if (count_ == 0) return;
-  reads_ = static_cast<std::atomic<std::uint32_t>*>(reserve(count_ * sizeof *reads_));
+  reads_present_ = count_ * sizeof *reads_ <= kPresentShadowBytes;
+  reads_ = static_cast<std::atomic<std::uint32_t>*>(reserve(count_ * sizeof *reads_, reads_present_));
   try {
-    changes_ = static_cast<WordChanges*>(reserve(count_ * sizeof *changes_));
+    // Only a launch that stores or updates the allocation touches these (not its inputs').
+    changes_ = static_cast<WordChanges*>(reserve(count_ * sizeof *changes_, false));
   } catch (...) {
     munmap(reads_, count_ * sizeof *reads_);
     throw;
@@ -86,8 +97,9 @@ void AllocationShadow::begin(unsigned long long serial) {
   const unsigned long long held = serial_.load(std::memory_order_relaxed);
   if (held == serial) return;
   if (held != 0 && count_ != 0) {
-    forget(static_cast<void*>(reads_), count_ * sizeof *reads_);
-    if (changed_.load(std::memory_order_relaxed)) forget(static_cast<void*>(changes_), count_ * sizeof *changes_);
+    forget(static_cast<void*>(reads_), count_ * sizeof *reads_, reads_present_);
+    if (changed_.load(std::memory_order_relaxed))
+      forget(static_cast<void*>(changes_), count_ * sizeof *changes_, false);
   }
   changed_.store(false, std::memory_order_relaxed);
   serial_.store(serial, std::memory_order_release);
@@ -102,7 +114,7 @@ void LaunchRaces::begin(unsigned long long serial, unsigned long long blocks, bo
   clock_.store(1);
   if (!check || blocks >= kReadBlockMask) return;
   mapped_ = blocks * sizeof(BlockReleases);
-  releases_ = static_cast<BlockReleases*>(reserve(mapped_));
+  releases_ = static_cast<BlockReleases*>(reserve(mapped_, false));
   checking_ = true;
 }
 

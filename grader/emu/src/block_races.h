@@ -67,6 +67,7 @@ class AllocationShadow {
   std::atomic<std::uint32_t>* reads_ = nullptr;
   WordChanges* changes_ = nullptr;
   std::size_t count_ = 0;
+  bool reads_present_ = false;  // the shadow of loads mapped with its pages present (block_races.cpp)
   std::atomic<bool> changed_{false};
   std::atomic<unsigned long long> serial_{0};  // the launch whose accesses it holds; 0: none yet
   std::mutex mutex_;
