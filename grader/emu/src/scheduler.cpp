@@ -889,15 +889,16 @@ unsigned long long warp_collective(WarpOp op, unsigned mask, unsigned long long 
   Thread* t = current_thread;
   if (t == nullptr) throw std::logic_error(std::string(op_name(op)) + " called outside a kernel");
   Runner& runner = *t->runner;
-  const std::string at = std::string(op_name(op)) + " at " + short_file(file) + ":" + std::to_string(line);
+  // Built only for a fault: every shuffle of every lab comes through here.
+  auto at = [&] { return std::string(op_name(op)) + " at " + short_file(file) + ":" + std::to_string(line); };
   if (op != WarpOp::activemask && ((mask >> t->lane) & 1u) == 0) {
     char mask_text[16];
     std::snprintf(mask_text, sizeof mask_text, "0x%08x", mask);
-    runner.fault_in_fiber(*t, at + " is called by lane " + std::to_string(t->lane) + " with mask " + mask_text +
+    runner.fault_in_fiber(*t, at() + " is called by lane " + std::to_string(t->lane) + " with mask " + mask_text +
                                   ", which does not name the lane itself");
   }
   if (width < 1 || width > 32 || (width & (width - 1)) != 0)
-    runner.fault_in_fiber(*t, at + " has width " + std::to_string(width) +
+    runner.fault_in_fiber(*t, at() + " has width " + std::to_string(width) +
                                   "; it must be a power of two from 1 to 32");
   t->state = State::at_collective;
   t->op = op;
