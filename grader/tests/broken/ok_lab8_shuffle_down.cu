@@ -4,6 +4,7 @@
 //
 // expect all correctness PASS
 // expect all requests PASS
+// expect gpu speedup PASS
 
 #include <reduce_lab/lab.cuh>
 
