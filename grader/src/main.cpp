@@ -23,9 +23,11 @@
 //   --profile-all LAB N   every pass of the timed build and nothing else: what the speed test
 //                      has Nsight Compute measure (speed_gate.hpp); a row lab's N may be a
 //                      matrix, ROWSxCOLUMNS
-//   --broken FILE BACKEND [--check NAME COUNT ARG...]...
+//   --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
-//                      header, each check run as the lab's own test runs it (broken_suite.hpp)
+//                      header, each check run as the lab's own test runs it (broken_suite.hpp);
+//                      --part: all but the speed test, or the speed test alone on what the
+//                      first part recorded (a case the GPU times is two CTest tests)
 //
 // Everything but --skip, --broken and the commands runs in a child process that this one
 // supervises (supervisor.hpp): a test that ends without a verdict still gets one that names how
