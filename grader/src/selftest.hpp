@@ -26,12 +26,12 @@ std::string find_chromium();
 
 namespace broken {
 
-// labgrader --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...: runs
-// one case of the broken-lab suite (grader/tests/broken_suite.hpp), or one part of it (all but
-// the speed test, or the speed test alone on what that part recorded). Each --check group is the grader's
-// argument list for that check as the lab's own CTest test has it (cmake/ReduceLab.cmake,
-// reduce_lab_check_arguments). Returns the process status: 0 when every verdict met its
-// expectation, 77 when the case expects nothing here, else 1.
+// labgrader --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...:
+// runs one case of the broken-lab suite (grader/tests/broken_suite.hpp), or one part of it (all
+// but the speed test, or the speed test alone on what that part recorded). Each --check group is
+// the grader's argument list for that check as the lab's own CTest test has it
+// (cmake/ReduceLab.cmake, reduce_lab_check_arguments). Returns the process status: 0 when every
+// verdict met its expectation, 77 when the case expects nothing here, else 1.
 int run_case(const std::vector<std::string>& arguments);
 
 }  // namespace broken
