@@ -7,7 +7,7 @@
 # in order) and, per lab N:
 #   REDUCE_LAB_LAB<N>_STEM      01_simple ...
 #   REDUCE_LAB_LAB<N>_BASELINE  the lab it is timed against, 0 for the CPU loop
-#   REDUCE_LAB_LAB<N>_CASES     how many type x op combinations its correctness test runs
+#   REDUCE_LAB_LAB<N>_CASES     how many type x op x variant combinations its correctness test runs
 # and the cache variables instructors override: REDUCE_LAB_MIN_SPEEDUP_LAB<N> for every lab,
 # REDUCE_LAB_MIN_BANDWIDTH_LAB<N> where the manifest gives the lab a bandwidth gate.
 function(reduce_lab_read_manifest)
@@ -80,6 +80,10 @@ function(reduce_lab_read_manifest)
         math(EXPR cases "${cases} * ${length}")
       endif()
     endforeach()
+    string(JSON length ERROR_VARIABLE error LENGTH "${text}" labs ${index} plan variants values)
+    if(NOT error)
+      math(EXPR cases "${cases} * ${length}")
+    endif()
     list(APPEND numbers ${number})
     set(REDUCE_LAB_LAB${number}_STEM "${stem}" PARENT_SCOPE)
     set(REDUCE_LAB_LAB${number}_BASELINE "${baseline}" PARENT_SCOPE)

@@ -16,6 +16,9 @@ namespace {
 
 using nlohmann::json;
 
+// The bound of a lab whose variants are a tree's fan-in K: a barrier per step of K values.
+constexpr const char* kBarriersPerFanInStep = "ceil(log_K(block size))";
+
 std::runtime_error bad(const std::string& where, const std::string& what) {
   return std::runtime_error("grader/labs.json: " + where + ": " + what);
 }
@@ -111,8 +114,28 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
     lab.book_model = text_field(plan, "book_model", where + ", plan");
   } else {
     lab.elements_per_block = optional_count(plan, "elements_per_block", where + ", plan");
-    lab.max_barriers_per_block =
-        static_cast<unsigned>(optional_count(plan, "max_barriers_per_block", where + ", plan"));
+    const json& barriers = field(plan, "max_barriers_per_block", where + ", plan");
+    if (barriers == kBarriersPerFanInStep)
+      lab.barriers_per_fan_in_step = true;
+    else
+      lab.max_barriers_per_block =
+          static_cast<unsigned>(optional_count(plan, "max_barriers_per_block", where + ", plan"));
+    if (plan.contains("variants")) {
+      const std::string at = where + ", plan, variants";
+      const json& variants = field(plan, "variants", where + ", plan");
+      lab.variant_name = text_field(variants, "name", at);
+      const json& values = field(variants, "values", at);
+      if (!values.is_array() || values.empty()) throw bad(at, "'values' must be a list of whole numbers above 0");
+      lab.variants.clear();
+      for (const json& value : values) {
+        if (!value.is_number_unsigned() || value.get<unsigned>() == 0)
+          throw bad(at, "'values' must be a list of whole numbers above 0, not " + value.dump());
+        lab.variants.push_back(value.get<unsigned>());
+      }
+    }
+    if (lab.barriers_per_fan_in_step && lab.variant_name.empty())
+      throw bad(where + ", plan", std::string("'max_barriers_per_block' is \"") + kBarriersPerFanInStep +
+                                      "\", which needs 'variants' (the fan-in of each)");
     if (lab.kind == LabKind::generic || lab.kind == LabKind::rows) {
       lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
       lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
@@ -184,6 +207,12 @@ const LabInfo& lab_info(int number) {
 
 std::string lab_title(int number) {
   return "lab " + std::to_string(number) + " (" + lab_info(number).name + ")";
+}
+
+std::string variant_text(int number, unsigned variant) {
+  const LabInfo& lab = lab_info(number);
+  if (variant == 0 || lab.variant_name.empty()) return std::string();
+  return lab.variant_name + " = " + std::to_string(variant);
 }
 
 std::string lab_source(int number) {

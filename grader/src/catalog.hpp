@@ -37,6 +37,13 @@ struct LabInfo {
   // most barriers a block may execute (0: not graded).
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;
+  // Labs graded in several variants of one kernel (lab 9: the tree's fan-in K), each passed to
+  // the module as Call::variant; {0} for a lab without (the module's only form). Where the
+  // variants are fan-ins, a block may execute one barrier per step of its tree,
+  // ceil(log_K(block size)) (labs.json: "max_barriers_per_block": "ceil(log_K(block size))").
+  std::string variant_name;  // "K"; empty for a lab without variants
+  std::vector<unsigned> variants{0};
+  bool barriers_per_fan_in_step = false;
   // The tree's shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
   bool shared_tree_bound = false;
   std::vector<DType> dtypes{DType::f32};
@@ -62,6 +69,9 @@ const std::vector<std::string>& check_names();
 
 // "lab 3 (shared-memory)"
 std::string lab_title(int number);
+
+// How a case names a variant of lab `number`: "K = 4"; empty for variant 0 or a lab without.
+std::string variant_text(int number, unsigned variant);
 
 // Where the lab being graded lives, for messages: "labs/03_shared_memory.cu".
 std::string lab_source(int number);

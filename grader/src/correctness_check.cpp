@@ -26,7 +26,7 @@ std::vector<std::size_t> powers_of_two(std::size_t low, std::size_t high) {
 std::size_t case_count(const CorrectnessPlan& plan) {
   return (plan.sizes.size() + plan.shapes.size() +
           (plan.special_sizes.size() + plan.special_shapes.size()) * plan.special_patterns.size()) *
-             plan.dtypes.size() * plan.ops.size() +
+             plan.dtypes.size() * plan.ops.size() * plan.variants.size() +
          plan.once_sizes.size() + plan.once_shapes.size();
 }
 
@@ -39,9 +39,11 @@ struct Case {
   Pattern pattern;
   std::string label;  // "n = 31", "float max n = 31", "float max 70000 x 3"
   std::size_t rows = 0;  // row labs: the input's rows; 0 otherwise
+  std::string variant;   // "K = 4" for a lab with variants; empty otherwise
   std::string where() const {
     const std::string size = rows ? shape_text({rows, n / rows}) : "n = " + std::to_string(n);
-    return std::string(dtype_name(dtype)) + " " + op_name(op) + ", " + size + ", " + pattern_name(pattern, dtype, op);
+    return (variant.empty() ? std::string() : variant + ", ") + dtype_name(dtype) + " " + op_name(op) + ", " + size +
+           ", " + pattern_name(pattern, dtype, op);
   }
 };
 
@@ -166,56 +168,61 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           wrong.push_back(unsupported);
           continue;
         }
-        LabRunner runner(module, dtype, op, Flavor::plain);
-        const bool rows = module->kind == LabKind::rows;
-        auto run_case = [&](Shape shape, Pattern pattern) {
-          const std::size_t n = shape.elements();
-          const Case what{dtype, op, n, pattern, case_label(module->kind, dtype, op, n, shape.rows),
-                          rows ? shape.rows : 0};
-          const HostArray& input = input_for(pattern, shape);
-          thread_order::use(thread_order::process_seed());  // every case replays from one seed
-          const RunOutcome outcome = runner.reduce(input);
-          ++cases;
-          if (outcome.todo) {
-            todo = true;
-            throw Stop{};
+        for (unsigned variant : plan.variants) {
+          LabRunner runner(module, dtype, op, Flavor::plain, variant);
+          const std::string variant_label = variant_text(lab, variant);
+          const bool rows = module->kind == LabKind::rows;
+          auto run_case = [&](Shape shape, Pattern pattern) {
+            const std::size_t n = shape.elements();
+            const Case what{dtype, op, n, pattern,
+                            case_label(module->kind, dtype, op, n, shape.rows, variant_label), rows ? shape.rows : 0,
+                            variant_label};
+            const HostArray& input = input_for(pattern, shape);
+            thread_order::use(thread_order::process_seed());  // every case replays from one seed
+            const RunOutcome outcome = runner.reduce(input);
+            ++cases;
+            if (outcome.todo) {
+              todo = true;
+              throw Stop{};
+            }
+            if (!outcome.ran) {
+              fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
+              throw Stop{};  // a kernel fault can leave the device unusable; stop here
+            }
+            const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
+            const WrongRows found = wrong_rows(outcome.values, refs, dtype, shape.columns);
+            const std::size_t first_wrong = found.first;
+            Comparison cmp = found.first_comparison;
+            if (found.count == 0) {
+              power_of_two_passed = power_of_two_passed || is_power_of_two(n);
+              one_block_passed = one_block_passed || outcome.launches.blocks == 1;
+              return true;
+            }
+            if (rows)
+              cmp.text = std::to_string(found.count) + " of " + std::to_string(shape.rows) + " rows wrong; row " +
+                         std::to_string(first_wrong) + ": " + cmp.text;
+            WrongCase w{what, cmp.text, outcome.values.at(first_wrong), first_wrong, false, {},
+                        outcome.launches.blocks};
+            const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),
+                                                               [](const WrongCase& x) { return x.checked_order; }));
+            if (thread_order::available() && checked < kWrongCasesRunAgain)
+              run_under_other_orders(runner, input, refs[first_wrong], w);
+            wrong.push_back(std::move(w));
+            return false;
+          };
+          std::vector<Shape> shapes = plan.shapes, special_shapes = plan.special_shapes;
+          for (std::size_t n : plan.sizes) shapes.push_back({1, n});
+          for (std::size_t n : plan.special_sizes) special_shapes.push_back({1, n});
+          if (dtype == plan.dtypes.front() && op == plan.ops.front() && variant == plan.variants.front()) {
+            shapes.insert(shapes.end(), plan.once_shapes.begin(), plan.once_shapes.end());
+            for (std::size_t n : plan.once_sizes) shapes.push_back({1, n});
           }
-          if (!outcome.ran) {
-            fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
-            throw Stop{};  // a kernel fault can leave the device unusable; stop here
-          }
-          const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
-          const WrongRows found = wrong_rows(outcome.values, refs, dtype, shape.columns);
-          const std::size_t first_wrong = found.first;
-          Comparison cmp = found.first_comparison;
-          if (found.count == 0) {
-            power_of_two_passed = power_of_two_passed || is_power_of_two(n);
-            one_block_passed = one_block_passed || outcome.launches.blocks == 1;
-            return true;
-          }
-          if (rows)
-            cmp.text = std::to_string(found.count) + " of " + std::to_string(shape.rows) + " rows wrong; row " +
-                       std::to_string(first_wrong) + ": " + cmp.text;
-          WrongCase w{what, cmp.text, outcome.values.at(first_wrong), first_wrong, false, {}, outcome.launches.blocks};
-          const int checked = static_cast<int>(std::count_if(wrong.begin(), wrong.end(),
-                                                             [](const WrongCase& x) { return x.checked_order; }));
-          if (thread_order::available() && checked < kWrongCasesRunAgain)
-            run_under_other_orders(runner, input, refs[first_wrong], w);
-          wrong.push_back(std::move(w));
-          return false;
-        };
-        std::vector<Shape> shapes = plan.shapes, special_shapes = plan.special_shapes;
-        for (std::size_t n : plan.sizes) shapes.push_back({1, n});
-        for (std::size_t n : plan.special_sizes) special_shapes.push_back({1, n});
-        if (dtype == plan.dtypes.front() && op == plan.ops.front()) {
-          shapes.insert(shapes.end(), plan.once_shapes.begin(), plan.once_shapes.end());
-          for (std::size_t n : plan.once_sizes) shapes.push_back({1, n});
+          int wrong_random = 0;
+          for (Shape shape : shapes)
+            if (!run_case(shape, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
+          for (Shape shape : special_shapes)
+            for (Pattern pattern : plan.special_patterns) run_case(shape, pattern);
         }
-        int wrong_random = 0;
-        for (Shape shape : shapes)
-          if (!run_case(shape, Pattern::uniform) && ++wrong_random >= plan.stop_after_wrong) break;
-        for (Shape shape : special_shapes)
-          for (Pattern pattern : plan.special_patterns) run_case(shape, pattern);
       }
     }
   } catch (const Stop&) {

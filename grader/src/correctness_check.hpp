@@ -24,13 +24,16 @@ struct CorrectnessPlan {
   std::vector<Pattern> special_patterns;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
+  // A lab's variants (catalog.hpp: lab 9's fan-in K), each graded on the whole plan; the once
+  // sizes run in the first only. {0}: a lab without.
+  std::vector<unsigned> variants{0};
   // Random sizes stop after this many wrong ones (per type and op); the other patterns still run.
   int stop_after_wrong = 6;
   Origin origin = Origin::graded;
 };
 
-// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops,
-// plus the once sizes (shapes in place of sizes for a row lab).
+// The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops
+// x variants, plus the once sizes (shapes in place of sizes for a row lab).
 std::size_t case_count(const CorrectnessPlan& plan);
 
 // Powers of two from `low` to `high`.

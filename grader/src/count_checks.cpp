@@ -20,6 +20,18 @@ namespace reduce_lab::grader {
 
 namespace {
 
+// Threads in each block of a launch, from its warps (a block of whole warps, as every lab's is).
+unsigned threads_per_block(const LaunchStats& launches) {
+  return launches.blocks ? static_cast<unsigned>(launches.warps * 32 / launches.blocks) : 0;
+}
+
+// Steps of a tree adding `fan_in` values a step over `values` values: ceil(log_fan_in(values)).
+unsigned fan_in_steps(unsigned fan_in, unsigned values) {
+  unsigned steps = 0;
+  for (unsigned long long covered = 1; covered < values && fan_in > 1; covered *= fan_in) ++steps;
+  return steps;
+}
+
 struct CountLine {
   const char* what;
   unsigned long long Counters::*scalar = nullptr;
@@ -177,7 +189,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   if (!loaded) return not_loadable(lab, loaded);
 
   std::ostringstream problems, figures;
-  std::string summary;
+  std::string summary, variant_barriers, variant_values;
   std::optional<TrafficProblem> first_problem;
   std::string first_label, first_line;
   std::optional<SharedJudgement> first_shared;
@@ -197,15 +209,17 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
   try {
     const bool rows = loaded.info->kind == LabKind::rows;
     for (DType dtype : plan.dtypes) {
-      for (Op op : plan.ops) {
-        LabRunner runner(loaded.info, dtype, op);
+      for (Op op : plan.ops) for (unsigned variant : plan.variants) {
+        LabRunner runner(loaded.info, dtype, op, Flavor::counted, variant);
+        const std::string variant_label = variant_text(lab, variant);
+        const bool first_config = dtype == plan.dtypes.front() && op == plan.ops.front();
         std::vector<Shape> shapes = plan.shapes;
         for (std::size_t n : plan.sizes) shapes.push_back({1, n});
-        if (dtype == plan.dtypes.front() && op == plan.ops.front())
+        if (first_config && variant == plan.variants.front())
           shapes.insert(shapes.begin(), plan.once_shapes.begin(), plan.once_shapes.end());  // the last names the summary
         for (const Shape& shape : shapes) {
           const std::size_t n = shape.elements();
-          const std::string label = case_label(loaded.info->kind, dtype, op, n, shape.rows);
+          const std::string label = case_label(loaded.info->kind, dtype, op, n, shape.rows, variant_label);
           thread_order::use(thread_order::process_seed());
           const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape));
           if (outcome.todo) return not_implemented(lab, plan.origin);
@@ -221,6 +235,9 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           const unsigned long long atomics =
               plan.elements_per_block ? (n + plan.elements_per_block - 1) / plan.elements_per_block : outcome.launches.blocks;
           const double barriers = outcome.launches.warps ? static_cast<double>(c.barrier_warps) / outcome.launches.warps : 0;
+          const unsigned barrier_bound = plan.barriers_per_fan_in_step
+                                             ? fan_in_steps(variant, threads_per_block(outcome.launches))
+                                             : plan.max_barriers_per_block;
           std::string wrong;
           auto found = [&](TrafficProblem problem, const std::string& line) {
             wrong += "    " + line + "\n";
@@ -271,9 +288,15 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                                                  : std::string(" launched")) +
                         ")");
           }
-          if (plan.max_barriers_per_block && barriers > plan.max_barriers_per_block)
-            found(TrafficProblem::barriers, "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
-                                                std::to_string(plan.max_barriers_per_block));
+          if (barrier_bound && barriers > barrier_bound)
+            found(TrafficProblem::barriers,
+                  "__syncthreads per block " + format("%.2f", barriers) + ", expected at most " +
+                      std::to_string(barrier_bound) +
+                      (plan.barriers_per_fan_in_step
+                           ? " (one per step of a tree adding " + std::to_string(variant) + " values a step: ceil(log_" +
+                                 std::to_string(variant) + "(" + std::to_string(threads_per_block(outcome.launches)) +
+                                 " threads)))"
+                           : std::string()));
           nlohmann::json counted = counts_json(c);
           if (plan.shared_tree_bound) {
             const SharedJudgement tree = judge_shared_tree(c, outcome.launches);
@@ -285,6 +308,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           measured["cases"].push_back(
               {{"dtype", dtype_name(dtype)},
                {"op", op_name(op)},
+               {"variant", variant},
                {"n", n},
                {"rows", shape.rows},
                {"launches", {{"launches", outcome.launches.launches},
@@ -297,15 +321,25 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
                              {"max_load_sectors", allowed_sectors},
                              {"atomics", rows ? nlohmann::json("at most one per block, where blocks share rows")
                                               : nlohmann::json(atomics)},
-                             {"max_barriers_per_block", plan.max_barriers_per_block}}},
+                             {"max_barriers_per_block", barrier_bound}}},
                {"ok", wrong.empty()}});
           if (!wrong.empty() && problems.tellp() < 2000)
-            problems << "  " << dtype_name(dtype) << " " << op_name(op) << ", "
+            problems << "  " << (variant_label.empty() ? "" : variant_label + ", ") << dtype_name(dtype) << " "
+                     << op_name(op) << ", "
                      << (rows ? shape_text(shape) : "n = " + std::to_string(n)) << ":\n" << wrong;
-          if (dtype == plan.dtypes.front() && op == plan.ops.front() && &shape == &shapes.back()) {
+          if (first_config && &shape == &shapes.back()) {
             const std::string where = rows ? shape_text(shape) : size_text(n);
-            summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + where;
-            figures << "  " << (rows ? where : "n = " + std::to_string(n)) << ": load requests " << c.requests[0]
+            // A lab with variants: the barriers of each, "512 atomics, barriers 10/5/4/3 (K = 2/4/8/16) @2^20".
+            if (variant_label.empty())
+              summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + where;
+            else {
+              variant_barriers += (variant == plan.variants.front() ? "" : "/") + format("%.0f", barriers);
+              variant_values += (variant == plan.variants.front() ? "" : "/") + std::to_string(variant);
+              summary = std::to_string(c.requests[2]) + " atomics, barriers " + variant_barriers + " (" +
+                        lab_info(lab).variant_name + " = " + variant_values + ") @" + where;
+            }
+            figures << "  " << (variant_label.empty() ? "" : variant_label + ", ")
+                    << (rows ? where : "n = " + std::to_string(n)) << ": load requests " << c.requests[0]
                     << ", load sectors " << c.sectors[0]
                     << " (at most " << allowed_sectors << ": " << sectors << " + " << seams << " seam)"
                     << ", stores " << c.requests[1] << ", atomics " << c.requests[2] << ", __syncthreads per block "

@@ -33,6 +33,10 @@ struct TrafficPlan {
   // 0: one atomic per block launched, however many the lab chose to launch.
   std::size_t elements_per_block = 0;
   unsigned max_barriers_per_block = 0;  // 0: not graded
+  // A lab's variants (catalog.hpp), each counted on the whole plan; {0}: a lab without. Where they
+  // are a tree's fan-in K, a block may execute ceil(log_K(block size)) barriers.
+  std::vector<unsigned> variants{0};
+  bool barriers_per_fan_in_step = false;
   Origin origin = Origin::graded;
   // Labs 4-6: the tree in shared memory without bank conflicts or idle lanes (shared_checks.hpp).
   bool shared_tree_bound = false;

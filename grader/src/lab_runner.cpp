@@ -162,10 +162,11 @@ class WatchdogThread {
 
 }  // namespace
 
-std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows) {
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows, const std::string& variant) {
   const std::string size = kind == LabKind::rows ? shape_text({rows, n / rows}) : "n = " + std::to_string(n);
-  if (kind == LabKind::multipass || kind == LabKind::single) return size;
-  return std::string(dtype_name(dtype)) + " " + op_name(op) + " " + size;
+  const std::string ahead = variant.empty() ? std::string() : variant + ", ";
+  if (kind == LabKind::multipass || kind == LabKind::single) return ahead + size;
+  return ahead + dtype_name(dtype) + " " + op_name(op) + " " + size;
 }
 
 Watchdog::Watchdog(int lab, std::size_t n, std::string where) {
@@ -174,13 +175,15 @@ Watchdog::Watchdog(int lab, std::size_t n, std::string where) {
 
 Watchdog::~Watchdog() { WatchdogThread::instance().disarm(); }
 
-LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor)
-    : module_(module), dtype_(dtype), op_(op), count_(module->counting != 0 && flavor == Flavor::counted),
-      counters_(1, sizeof(Counters)) {}
+LabRunner::LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor, unsigned variant)
+    : module_(module), dtype_(dtype), op_(op), variant_(variant),
+      count_(module->counting != 0 && flavor == Flavor::counted), counters_(1, sizeof(Counters)) {}
 
-void LabRunner::note_case(std::size_t n, std::size_t rows) const {
-  supervision::note_case(case_label(module_->kind, dtype_, op_, n, rows));
+std::string LabRunner::label(std::size_t n, std::size_t rows) const {
+  return case_label(module_->kind, dtype_, op_, n, rows, variant_text(module_->lab, variant_));
 }
+
+void LabRunner::note_case(std::size_t n, std::size_t rows) const { supervision::note_case(label(n, rows)); }
 
 RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
   RunOutcome outcome;
@@ -189,7 +192,7 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
   const std::size_t rows = module_->kind == LabKind::rows ? input.rows : 1;
   const bool count = count_;
   const std::size_t element = dtype_bytes(dtype_);
-  const std::string label = case_label(module_->kind, dtype_, op_, input.n, rows);
+  const std::string label = this->label(input.n, rows);
   note_case(input.n, rows);
   try {
     if (count) check(cudaMemset(counters_.data(), 0, sizeof(Counters)), "zeroing the counters");
@@ -209,6 +212,7 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
       call.output_capacity = out.count();
       call.device_counters = count ? static_cast<Counters*>(counters_.data()) : nullptr;
       call.synchronize = 1;
+      call.variant = variant_;
       int status;
       {
         Watchdog watchdog(module_->lab, remaining, label);
@@ -285,7 +289,7 @@ RunOutcome LabRunner::finish() {
   if (!outcome.ran) return outcome;
   try {
     {
-      Watchdog watchdog(module_->lab, n_, case_label(module_->kind, dtype_, op_, n_, rows_));
+      Watchdog watchdog(module_->lab, n_, label(n_, rows_));
       check(cudaDeviceSynchronize(), "running the timed kernels");
     }
     outcome.values = read_values(*result_, rows_);
@@ -317,9 +321,10 @@ RunOutcome LabRunner::run_timed_passes() {
       call.output = out->data();
       call.output_capacity = out->count();
       call.synchronize = 0;
+      call.variant = variant_;
       int status;
       {
-        Watchdog watchdog(module_->lab, remaining, case_label(module_->kind, dtype_, op_, n_, rows_));
+        Watchdog watchdog(module_->lab, remaining, label(n_, rows_));
         status = module_->run(&call);
       }
       outcome.passes += 1;

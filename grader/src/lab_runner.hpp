@@ -29,15 +29,19 @@ struct RunOutcome {
 };
 
 // How a case is named in summaries: "n = 31", or "float max n = 31" for a lab that takes
-// every type and op, "float max 70000 x 3" for a row lab (n elements in `rows` rows).
-std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows = 1);
+// every type and op, "float max 70000 x 3" for a row lab (n elements in `rows` rows), with a
+// variant's text ahead where the lab has variants: "K = 4, n = 31".
+std::string case_label(LabKind kind, DType dtype, Op op, std::size_t n, std::size_t rows = 1,
+                       const std::string& variant = std::string());
 
 class LabRunner {
  public:
   // A counted runner adds up the counters of a counting module; a plain one does not (on the
   // emulator that is what its correctness runs are: checked for races between blocks, not
   // counted, docs/emulator.md).
-  LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor = Flavor::counted);
+  // `variant` goes to the module with every call (Call::variant: lab 9's fan-in K; 0 for the
+  // module's first, and for every lab without variants).
+  LabRunner(const ModuleInfo* module, DType dtype, Op op, Flavor flavor = Flavor::counted, unsigned variant = 0);
 
   // Reduces `input` to one value in exact allocations, checking every pass (a row lab: each
   // of input.rows rows to one value).
@@ -60,12 +64,14 @@ class LabRunner {
  private:
   RunOutcome run_timed_passes();
   void note_case(std::size_t n, std::size_t rows) const;
+  std::string label(std::size_t n, std::size_t rows) const;
   // The first `count` values of a device buffer of the runner's type.
   std::vector<double> read_values(const DeviceBuffer& buffer, std::size_t count) const;
 
   const ModuleInfo* module_;
   DType dtype_;
   Op op_;
+  unsigned variant_;
   bool count_;
   std::size_t n_ = 0;
   std::size_t rows_ = 1;

@@ -81,6 +81,7 @@ CorrectnessPlan correctness_plan(int lab, PlanFor where) {
   CorrectnessPlan plan = info.kind == LabKind::rows ? any_shape_plan(where) : any_size_plan(where);
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
+  plan.variants = info.variants;
   return plan;
 }
 
@@ -97,8 +98,10 @@ TrafficPlan traffic_plan(int lab, PlanFor where) {
   plan.shared_tree_bound = info.shared_tree_bound;
   plan.elements_per_block = info.elements_per_block;
   plan.max_barriers_per_block = info.max_barriers_per_block;
+  plan.barriers_per_fan_in_step = info.barriers_per_fan_in_step;
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
+  plan.variants = info.variants;
   return plan;
 }
 
@@ -115,6 +118,7 @@ CorrectnessPlan races_plan(int lab) {
     plan.sizes = {1, 3, 31, 1000, 2049, 100003};
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
+  plan.variants = info.variants;
   return plan;
 }
 

@@ -5,10 +5,10 @@
 namespace reduce_lab::grader {
 
 RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::vector<Reference>& expected,
-                 std::vector<KernelLaunch>* kernels) {
+                 std::vector<KernelLaunch>* kernels, unsigned variant) {
   RunOutcome outcome;
   auto run = [&] {
-    LabRunner runner(module, input.dtype, Op::sum);
+    LabRunner runner(module, input.dtype, Op::sum, Flavor::counted, variant);
     outcome = runner.reduce(input);
   };
   if (kernels && kernel_trace_available(nullptr))
@@ -35,8 +35,19 @@ RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::ve
 }
 
 RunOnce run_once(const ModuleInfo* module, const HostArray& input, const Reference& expected,
-                 std::vector<KernelLaunch>* kernels) {
-  return run_once(module, input, std::vector<Reference>{expected}, kernels);
+                 std::vector<KernelLaunch>* kernels, unsigned variant) {
+  return run_once(module, input, std::vector<Reference>{expected}, kernels, variant);
+}
+
+std::string problem_text(const RunOnce& once, const std::string& who, const std::string& where) {
+  switch (once.problem) {
+    case RunOnce::Problem::none: return std::string();
+    case RunOnce::Problem::todo: return who + " is not implemented yet";
+    case RunOnce::Problem::fault:
+      return who + " stopped with " + fault_name(once.fault) + " at " + where + ": " + once.detail;
+    case RunOnce::Problem::wrong: return who + " is not correct yet at " + where + ": " + once.detail;
+  }
+  return std::string();
 }
 
 RunOnce run_once_rows(const ModuleInfo* module, const HostArray& matrix) {

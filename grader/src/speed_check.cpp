@@ -22,6 +22,7 @@
 #include "run_once.hpp"
 #include "settings.hpp"
 #include "speed_gate.hpp"
+#include "timed_lab.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
@@ -53,88 +54,15 @@ std::optional<double> minimum_bandwidth_fraction(int lab) {
   return settings().min_bandwidth.value_or(*lab_info(lab).min_bandwidth);
 }
 
-struct TimedInputs {
-  std::vector<HostArray> host;
-  std::vector<Reference> references;
-  std::vector<DeviceBuffer> device;
-};
-
-// One contender that times a lab: before each sample (untimed) it copies one of the inputs
-// into the buffer the lab is given, changes one element at a random place, and flushes the
-// L2; after each sample (untimed) it checks output[0] against that sample's own reference.
-class TimedLab {
- public:
-  TimedLab(const ModuleInfo* module, TimedInputs& inputs, std::uint64_t seed)
-      : runner_(module, DType::f32, Op::sum), inputs_(inputs), rng_(seed) {
-    runner_.allocate_for_timing(inputs.host.front().n);
-  }
-
-  Contender contender(const std::string& name, L2Flush& flush) {
-    return {name, [this, &flush] { prepare(flush); }, [this, name] { return timed(name); }};
-  }
-
- private:
-  void prepare(L2Flush& flush) {
-    const int which = sample_ % kTimedInputs;
-    const HostArray& host = inputs_.host[which];
-    runner_.load(inputs_.device[which]);
-    // One element, at a random place, gets a value that moves the sum by more than the
-    // tolerance, and by more for every later sample: no two samples' results are alike.
-    const Reference& base = inputs_.references[which];
-    // Larger than four tolerances plus twice the distance between the inputs' own sums, so
-    // no earlier sample's result (of either input) is within the tolerance of this one's.
-    double spread = 0, largest_tolerance = 1.0;
-    for (const Reference& other : inputs_.references) {
-      spread = std::max(spread, std::fabs(other.value - base.value));
-      largest_tolerance = std::max(largest_tolerance, tolerance(other, DType::f32, host.n));
-    }
-    const double step = 4 * largest_tolerance + 2 * spread;
-    const double magnitude = step * (sample_ + 2);
-    const float value = static_cast<float>((rng_() & 1) ? magnitude : -magnitude);
-    const std::size_t index = std::uniform_int_distribution<std::size_t>(0, host.n - 1)(rng_);
-    float old;
-    std::memcpy(&old, static_cast<const char*>(host.data()) + index * sizeof(float), sizeof old);
-    runner_.set_input_element(index, &value);
-    if (sample_ > 0) earlier_.push_back(expected_);
-    expected_ = base;
-    expected_.value += static_cast<double>(value) - old;
-    expected_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
-    flush();
-  }
-
-
-  double timed(const std::string& name) {
-    const double ms = time_device_ms([this] { runner_.enqueue(); });
-    const RunOutcome outcome = runner_.finish();
-    if (!outcome.ran) throw std::runtime_error(outcome.error);
-    const std::size_t n = inputs_.host.front().n;
-    const Comparison cmp = compare(outcome.value, expected_, DType::f32, n);
-    if (!cmp.ok) {
-      bool earlier = false;
-      for (const Reference& before : earlier_) earlier = earlier || compare(outcome.value, before, DType::f32, n).ok;
-      throw TimedWrong{name, sample_, cmp.text, earlier};
-    }
-    ++sample_;
-    return ms;
-  }
-
-  LabRunner runner_;
-  TimedInputs& inputs_;
-  std::mt19937_64 rng_;
-  int sample_ = 0;
-  Reference expected_;
-  std::vector<Reference> earlier_;  // what the earlier samples' contents sum to
-};
-
 }  // namespace
 
 std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
 
-SpeedSetup prepare_speed_test(int lab) {
+SpeedSetup prepare_speed_test(int lab, bool against_baseline) {
   SpeedSetup setup;
   const double required = minimum_speedup(lab);
   const std::optional<double> required_fraction = minimum_bandwidth_fraction(lab);
-  const int base_lab = lab_info(lab).baseline;  // 0: the CPU loop
+  const int base_lab = against_baseline ? lab_info(lab).baseline : 0;  // 0: the CPU loop, or none
   // The thresholds go with every verdict, timed or not, so report.json always says what was asked.
   setup.figures = {{"thresholds", {{"min_speedup", required}}}};
   if (required_fraction) setup.figures["thresholds"]["min_bandwidth_fraction"] = *required_fraction;
@@ -185,16 +113,7 @@ Verdict check_speedup(int lab) {
   try {
     n = benchmark_size(4, kBenchmarkCopies);
     figures["n"] = n;
-    TimedInputs inputs;
-    for (int k = 0; k < kTimedInputs; ++k) {
-      // Values in [-1, 1) from a different seed each. Not an offset range: an all-positive
-      // input makes a correct lab's atomic accumulation (one add per block into a running
-      // sum near n) err by more than the tree tolerance; the per-sample tweak below keeps
-      // every sample's sum apart instead.
-      inputs.host.push_back(make_input(Pattern::uniform, DType::f32, n, static_cast<unsigned>(k)));
-    }
-    // Each a long-double pass over 2^26 floats and more, which reference() shares among threads.
-    for (const HostArray& host : inputs.host) inputs.references.push_back(reference(host, Op::sum));
+    TimedInputs inputs = draw_timed_inputs(n);
 
     // Both contenders must be right at this size before their speed means anything.
     // The lab's own run is the one whose kernels are compared with the counted build's: a
@@ -203,16 +122,7 @@ Verdict check_speedup(int lab) {
     auto verify = [&](int which, const ModuleInfo* module) -> std::string {
       const RunOnce once =
           run_once(module, inputs.host.front(), inputs.references.front(), which == lab ? &timed_kernels : nullptr);
-      switch (once.problem) {
-        case RunOnce::Problem::none: return std::string();
-        case RunOnce::Problem::todo: return lab_title(which) + " is not implemented yet";
-        case RunOnce::Problem::fault:
-          return lab_title(which) + " stopped with " + fault_name(once.fault) + " at n = " + size_text(n) + ": " +
-                 once.detail;
-        case RunOnce::Problem::wrong:
-          return lab_title(which) + " is not correct yet at n = " + size_text(n) + ": " + once.detail;
-      }
-      return std::string();
+      return problem_text(once, lab_title(which), "n = " + size_text(n));
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
       return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
@@ -230,10 +140,7 @@ Verdict check_speedup(int lab) {
     std::string base_name;
     try {
       // Allocated once, outside every timed region; released before the copy bandwidth is measured.
-      for (const HostArray& host : inputs.host) {
-        inputs.device.emplace_back(n, sizeof(float));
-        inputs.device.back().upload(host.data(), n * sizeof(float));
-      }
+      upload_timed_inputs(inputs);
       L2Flush flush;
       TimedLab contender(loaded.info, inputs, process_seed() ^ 0x5eed);
       std::unique_ptr<TimedLab> previous;

@@ -39,7 +39,8 @@ Verdict check_speedup(int lab);
 
 // What every speed test settles before it times (check_speedup, and lab 8's in rows_speed_check.hpp):
 // the lab loads and every check of this grade found it correct, its file cannot tell the builds
-// apart, and its baseline lab is correct and loads. `refusal` is the verdict when not.
+// apart, and its baseline lab is correct and loads (unless `against_baseline` is false: a lab
+// timed against one of its own variants, variant_speed_check.hpp). `refusal` is the verdict when not.
 struct SpeedSetup {
   LoadedLab lab, baseline;
   nlohmann::json figures;  // the thresholds
@@ -49,7 +50,7 @@ struct SpeedSetup {
   // the emulator judged both.
   std::string gpu_alone;
 };
-SpeedSetup prepare_speed_test(int lab);
+SpeedSetup prepare_speed_test(int lab, bool against_baseline = true);
 
 // The number of floats the speed tests time: 2^26, less when the device has too little free
 // memory, or REDUCE_LAB_BENCH_N.

@@ -183,7 +183,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
 
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
                                           bool emulator_judged, std::string* note,
-                                          const char* traffic_not_compared) {
+                                          const char* traffic_not_compared, unsigned variant) {
   // Where both builds ran: "n = 2^26", or a row lab's matrix, "9586980 x 7".
   const Shape shape{input.rows, input.n / input.rows};
   const std::string where = input.rows > 1 ? shape_text(shape) : "n = " + size_text(input.n);
@@ -200,7 +200,7 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
                        counted.problem + "\nRead: " + kOneKernelDoc};
   RunOutcome outcome;
   const std::vector<KernelLaunch> seen = trace_kernels([&] {
-    LabRunner runner(counted.info, DType::f32, Op::sum);
+    LabRunner runner(counted.info, DType::f32, Op::sum, Flavor::counted, variant);
     outcome = runner.reduce(input);
   });
   if (!outcome.ran)

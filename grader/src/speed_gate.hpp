@@ -54,10 +54,10 @@ std::optional<Refusal> build_dependent_code(int lab);
 // found it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every
 // thread reaches, a race) is the likelier cause, and the message says so.
 // `traffic_not_compared`, where given, says why the traffic is not compared at this input (the
-// kernels still are).
+// kernels still are). `variant`: the lab's variant both builds run (Call::variant).
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
                                           bool emulator_judged, std::string* note,
-                                          const char* traffic_not_compared = nullptr);
+                                          const char* traffic_not_compared = nullptr, unsigned variant = 0);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;

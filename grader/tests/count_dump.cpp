@@ -15,10 +15,11 @@ namespace reduce_lab::grader {
 
 namespace {
 
-std::string line_of(int lab, Shape shape, DType dtype, Op op, const Counters& c) {
+std::string line_of(int lab, Shape shape, DType dtype, Op op, unsigned variant, const Counters& c) {
   std::ostringstream line;
   line << "lab=" << lab << " n=" << shape.columns;
   if (shape.rows > 1) line << " rows=" << shape.rows;  // row labs' matrices
+  if (variant) line << " variant=" << variant;        // lab 9's fan-in K
   line << " " << dtype_name(dtype) << " " << op_name(op);
   line << counts_dump_text(c);
   return line.str();
@@ -43,6 +44,7 @@ bool dump_counts(const std::string& path) {
     std::vector<Shape> shapes;
     std::vector<DType> dtypes{DType::f32};
     std::vector<Op> ops{Op::sum};
+    std::vector<unsigned> variants{0};
     if (!multipass) {
       // The GPU's plan on both backends, so the two dumps list the same cases: the emulator runs
       // the reference's every shape in seconds (its once-only shapes are for a student's slow lab).
@@ -51,11 +53,13 @@ bool dump_counts(const std::string& path) {
       shapes = plan.shapes;
       dtypes = plan.dtypes;
       ops = plan.ops;
+      variants = plan.variants;
     }
     for (std::size_t n : sizes) shapes.push_back({1, n});
     for (DType dtype : dtypes)
-      for (Op op : ops) {
-        LabRunner runner(loaded.info, dtype, op);
+      for (Op op : ops)
+        for (unsigned variant : variants) {
+        LabRunner runner(loaded.info, dtype, op, Flavor::counted, variant);
         for (const Shape& shape : shapes) {
           const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape), multipass);
           if (!outcome.ran || outcome.todo) {
@@ -64,9 +68,9 @@ bool dump_counts(const std::string& path) {
                         outcome.todo ? "not implemented" : outcome.error.c_str());
             return false;
           }
-          out << line_of(lab, shape, dtype, op, outcome.counters) << "\n";
+          out << line_of(lab, shape, dtype, op, variant, outcome.counters) << "\n";
         }
-      }
+        }
   }
   std::printf("counts of %d labs written to %s\n", labs, path.c_str());
   return labs > 0 && static_cast<bool>(out);

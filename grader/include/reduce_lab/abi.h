@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 5;
+constexpr int kAbiVersion = 6;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -66,6 +66,7 @@ struct Call {
   unsigned long long output_capacity;
   Counters* device_counters;     // counting builds add here (device memory); null otherwise
   int synchronize;               // wait for the kernels and check their errors before returning
+  unsigned variant;              // labs with variants (lab 9's fan-in K): which one; 0 the module's first
 
   // Filled in by the module.
   unsigned long long outputs_written;  // multipass: values this pass produced

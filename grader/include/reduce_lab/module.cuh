@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
+#include <string>
 
 #include "abi.h"
 #include "check.h"
@@ -184,3 +186,27 @@ int run_type_and_op(Call* call) {
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::rows,                              \
                             &::reduce_lab::detail::every_type_and_op,                            \
                             &::reduce_lab::detail::run_type_and_op<reduce_lab_generated::RunOne>)
+
+// Lab 9: REDUCE<K>(input, output, n) leaves the sum of any n >= 1 floats in output[0], its
+// block's tree adding K values a step, for K in 2, 4, 8 and 16 (Call::variant; 0 means 2).
+#define REDUCE_LAB_FAN_IN(LAB, NAME, REDUCE)                                                      \
+  namespace reduce_lab_generated {                                                               \
+  inline int run_fan_in(::reduce_lab::Call* call) {                                              \
+    return ::reduce_lab::detail::run_call(call, [call] {                                         \
+      const ::reduce_lab::Global<const float> input(static_cast<const float*>(call->input));     \
+      const ::reduce_lab::Global<float> output(static_cast<float*>(call->output));               \
+      const unsigned n = static_cast<unsigned>(call->n);                                         \
+      switch (call->variant) {                                                                   \
+        case 0:                                                                                  \
+        case 2: REDUCE<2>(input, output, n); break;                                              \
+        case 4: REDUCE<4>(input, output, n); break;                                              \
+        case 8: REDUCE<8>(input, output, n); break;                                              \
+        case 16: REDUCE<16>(input, output, n); break;                                            \
+        default: throw std::runtime_error("this lab has no fan-in K = " + std::to_string(call->variant)); \
+      }                                                                                          \
+      call->outputs_written = 1;                                                                 \
+    });                                                                                          \
+  }                                                                                              \
+  }                                                                                              \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \
+                            &::reduce_lab::detail::float_sum_only, &reduce_lab_generated::run_fan_in)

@@ -59,6 +59,11 @@ std::string kernel_figure(int lab) {
 }
 
 std::string run_words(const RecordedRun& run) {
+  if (!run.variant.empty()) {  // "at K = 4: output[0] = 8191"
+    RecordedRun plain = run;
+    plain.variant.clear();
+    return "at " + run.variant + ": " + run_words(plain);
+  }
   if (run.todo) return "not implemented yet (REDUCE_LAB_TODO)";
   if (!run.ran && run.picture.stop.stopped) return "it stopped with a " + run.picture.stop.kind;
   if (!run.ran) return "it stopped: " + run.error.substr(0, std::min<std::size_t>(60, run.error.find('\n'))) + " ...";

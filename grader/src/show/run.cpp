@@ -4,6 +4,7 @@
 
 #include <reduce_emu/record.h>
 
+#include "catalog.hpp"
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "thread_order.hpp"
@@ -47,6 +48,11 @@ std::string size_problem(const ModuleInfo& module, std::size_t n) {
   return {};
 }
 
+unsigned drawn_variant(const ModuleInfo& module) {
+  const std::vector<unsigned>& variants = lab_info(module.lab).variants;
+  return variants.size() > 1 ? variants[1] : variants.front();
+}
+
 RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
   HostArray input;
   input.dtype = DType::f32;
@@ -58,11 +64,13 @@ RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
     std::memcpy(input.bytes.data() + i * sizeof(float), &value, sizeof value);
   }
   thread_order::use(1);  // one fixed order: the docs' figures come out the same every time
-  LabRunner runner(&module, DType::f32, Op::sum, Flavor::counted);
+  const unsigned variant = drawn_variant(module);
+  LabRunner runner(&module, DType::f32, Op::sum, Flavor::counted, variant);
   reduce_emu::start_recording();
   const RunOutcome outcome = runner.reduce(input, true);
   const reduce_emu::Record record = reduce_emu::take_record();
   RecordedRun run;
+  run.variant = variant_text(module.lab, variant);
   run.ran = outcome.ran;
   run.error = outcome.error;
   run.value = outcome.value;

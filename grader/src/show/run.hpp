@@ -21,8 +21,13 @@ std::size_t default_size(const ModuleInfo& module);
 // segments, so n is a power of two; a row lab's n fills 4 rows; and the picture is for small runs.
 std::string size_problem(const ModuleInfo& module, std::size_t n);
 
+// The variant a lab with variants is drawn in (catalog.hpp): the first after its baseline one,
+// lab 9's K = 4, whose steps add four values each; 0 for a lab without.
+unsigned drawn_variant(const ModuleInfo& module);
+
 struct RecordedRun {
   Picture picture;
+  std::string variant;  // "K = 4" where the lab has variants (drawn_variant); empty otherwise
   bool ran = false;   // the pass ended without a fault
   std::string error;  // its fault otherwise, as the grader reports it
   double value = 0;   // output[0] after the one pass (multipass: the block-0 partial sum)
@@ -30,7 +35,7 @@ struct RecordedRun {
 };
 
 // Runs one pass (one call) of `module` on n float inputs 1, 2, 3, 1, 2, 3, ... (exact sums), summed,
-// under a fixed thread order so a picture is the same every time.
+// in its drawn variant, under a fixed thread order so a picture is the same every time.
 RecordedRun record_run(const ModuleInfo& module, std::size_t n);
 
 }  // namespace reduce_lab::grader::show
