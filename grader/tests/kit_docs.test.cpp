@@ -161,6 +161,18 @@ std::vector<Claim> claims() {
     all.push_back({pages[lab], row(lab, "races"), "at n = {list}[ ,]", {list(races_plan(lab).sizes)}});
   }
   all.push_back({pages[4], row(4, "requests"), "one atomic per {n} elements", {number(traffic_plan(4).elements_per_block)}});
+
+  // Lab 9: lab 4's plan in every fan-in K (its variants); the emulator's once sizes at the first K only.
+  const std::string nine = "docs/09-fan-in.md";
+  const std::size_t fan_ins = correctness_plan(9).variants.size();
+  all.push_back({nine, row(9, "correctness"), "Lab 4's {n} inputs in every K: {n} cases on a GPU, {n} on the emulator",
+                 {number(cases(9) / fan_ins), number(cases(9)), number(emulator_cases(9))}});
+  all.push_back({nine, row(9, "correctness"), "which runs {list} at K = {n} only",
+                 {list(correctness_plan(9, PlanFor::emulator).once_sizes),
+                  number(correctness_plan(9).variants.front())}});
+  all.push_back({nine, row(9, "requests"), "At n = {list}, in every K", {list(traffic_plan(9).sizes)}});
+  all.push_back({nine, row(9, "requests"), "ceil\\(n / {n}\\)", {number(traffic_plan(9).elements_per_block)}});
+  all.push_back({nine, row(9, "races"), "at n = {list} in every K", {list(races_plan(9).sizes)}});
   all.push_back({pages[5], row(5, "requests"), "one per block of {n} elements", {number(traffic_plan(5).elements_per_block)}});
 
   // grading.md and the README.
@@ -221,7 +233,7 @@ TEST_CASE("kit docs") {
   // Every "<number> inputs / cases / sizes" the pages state must be one of the claims above.
   std::vector<std::string> files = {"README.md"};
   for (const char* page : {"01-simple", "02-convergent", "03-shared-memory", "04-segmented", "05-coarsened",
-                           "06-warp-unrolled", "07-templated", "grading", "instructors", "emulator"})
+                           "06-warp-unrolled", "07-templated", "09-fan-in", "grading", "instructors", "emulator"})
     files.push_back(std::string("docs/") + page + ".md");
   const std::regex figure(R"(\b([0-9]+) (inputs|cases|sizes)\b)");
   for (const std::string& file : files) {

@@ -90,7 +90,9 @@ TEST_CASE("kit points") {
   std::ofstream(dir / "points.json") << all_labs_but(3);
   const Points defaults = load_points((dir / "points.json").string());
   for (const auto& [check, worth] : lab_info(3).points) CHECK(defaults.of(3, check) == worth);
-  CHECK(problem_with(dir, all_labs_but(0, ", \"lab9\": {}")).find("'lab9' is not a lab") != std::string::npos);
+  const std::string past = "lab" + std::to_string(lab_count() + 1);  // one past the last lab
+  CHECK(problem_with(dir, all_labs_but(0, ", \"" + past + "\": {}")).find("'" + past + "' is not a lab") !=
+        std::string::npos);
   CHECK(problem_with(dir, all_labs_but(0, ", \"labs\": {}")).find("'labs' is not a lab") != std::string::npos);
   CHECK(problem_with(dir, all_labs_but(7, ", \"lab7\": {\"speed\": 3}")).find("unknown check 'speed'") != std::string::npos);
   CHECK(problem_with(dir, all_labs_but(7, ", \"lab7\": {\"races\": -1}")).find("lab7.races must be a number") !=

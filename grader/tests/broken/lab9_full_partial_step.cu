@@ -1,0 +1,56 @@
+// Broken lab 9 (fan-in): every step adds K values, even the last, partial one. Where the
+// block size is not a power of K (1024 at K = 8 and 16) the last step reads K - count words
+// past the partial sums still left: stale sums of an earlier step, added again. K = 2 and 4,
+// whose steps are all whole, are right.
+//
+// expect all correctness FAIL "wrong: K = 8, n = "
+// expect all requests PASS
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned BLOCK_DIM = 1024;    // threads per block
+constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
+
+template <unsigned K>
+__global__ void FanInSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
+    __shared__ float input_s[BLOCK_DIM];
+    unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    // BEGIN EXERCISE
+    float sum = 0.0f;
+    for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
+        if (i + tile * BLOCK_DIM < n) {
+            sum += input[i + tile * BLOCK_DIM];
+        }
+    }
+    input_s[t] = sum;
+    // `count` partial sums are left in input_s[0, count); a step leaves ceil(count / K) of them.
+    for (unsigned int count = blockDim.x; count > 1;) {
+        const unsigned int stride = (count + K - 1) / K;
+        __syncthreads();
+        if (t < stride) {
+            float partial = input_s[t];
+            for (unsigned int k = 1; k < K; ++k) {
+                partial += input_s[t + k * stride];
+            }
+            input_s[t] = partial;
+        }
+        count = stride;
+    }
+    // Thread 0 wrote input_s[0] itself in the last step: no barrier before it reads it.
+    if (t == 0) {
+        atomicAdd(output, input_s[0]);
+    }
+    // END EXERCISE
+}
+
+// Host code: as lab 5, once for each K.
+template <unsigned K>
+void fan_in_sum(Global<const float> input, Global<float> output, unsigned n) {
+    reduce_lab::fill(output, 0.0f);
+    const unsigned blocks = (n + COARSE_FACTOR * 2 * BLOCK_DIM - 1) / (COARSE_FACTOR * 2 * BLOCK_DIM);
+    launch(FanInSumReductionKernel<K>, blocks, BLOCK_DIM, input, output, n);
+}
+
+REDUCE_LAB_FAN_IN(9, "fan-in", fan_in_sum)

@@ -1,0 +1,54 @@
+// Broken lab 9 (fan-in): the step adds pairs whatever K is, lab 5's tree under a new name. Every
+// K is right, but each takes 10 steps and 10 barriers where K = 4 needs 5.
+//
+// expect all correctness PASS
+// expect all requests FAIL "barriers: K = 4, n = 1"
+
+#include <reduce_lab/lab.cuh>
+
+constexpr unsigned BLOCK_DIM = 1024;    // threads per block
+constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
+
+template <unsigned K>
+__global__ void FanInSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
+    __shared__ float input_s[BLOCK_DIM];
+    unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
+    unsigned int i = segment + threadIdx.x;
+    unsigned int t = threadIdx.x;
+    // BEGIN EXERCISE
+    float sum = 0.0f;
+    for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
+        if (i + tile * BLOCK_DIM < n) {
+            sum += input[i + tile * BLOCK_DIM];
+        }
+    }
+    input_s[t] = sum;
+    // `count` partial sums are left in input_s[0, count); a step leaves ceil(count / K) of them.
+    for (unsigned int count = blockDim.x; count > 1;) {
+        const unsigned int stride = (count + 1) / 2;
+        __syncthreads();
+        if (t < stride) {
+            float partial = input_s[t];
+            if (t + stride < count) {
+                partial += input_s[t + stride];
+            }
+            input_s[t] = partial;
+        }
+        count = stride;
+    }
+    // Thread 0 wrote input_s[0] itself in the last step: no barrier before it reads it.
+    if (t == 0) {
+        atomicAdd(output, input_s[0]);
+    }
+    // END EXERCISE
+}
+
+// Host code: as lab 5, once for each K.
+template <unsigned K>
+void fan_in_sum(Global<const float> input, Global<float> output, unsigned n) {
+    reduce_lab::fill(output, 0.0f);
+    const unsigned blocks = (n + COARSE_FACTOR * 2 * BLOCK_DIM - 1) / (COARSE_FACTOR * 2 * BLOCK_DIM);
+    launch(FanInSumReductionKernel<K>, blocks, BLOCK_DIM, input, output, n);
+}
+
+REDUCE_LAB_FAN_IN(9, "fan-in", fan_in_sum)
