@@ -50,10 +50,12 @@ nlohmann::json run_bench(const BenchPlan& plan) {
 
   // The labs that can be timed: built, written, and right at the smallest size (a row lab: on
   // a small matrix; it is timed after the sweep, on its own table).
+  // A lab with variants (lab 9's fan-in K) is a line per variant.
   struct Contender {
     int lab;
     const ModuleInfo* module;
     nlohmann::json series;
+    unsigned variant = 0;
   };
   std::vector<Contender> labs;
   std::optional<Contender> rows_lab;
@@ -67,32 +69,38 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     }
     return "";
   };
-  for (int lab = 1; lab <= lab_count(); ++lab) {
-    const bool rows = lab_info(lab).kind == LabKind::rows;
-    const LoadedLab loaded = load_lab(lab, Flavor::plain);
-    std::string problem;
-    if (!loaded) {
-      problem = loaded.problem.substr(0, loaded.problem.find('\n'));
-    } else if (rows) {
-      const Shape shape = kRowsCheckShape;
-      problem = problem_of(run_once_rows(loaded.info, make_matrix(Pattern::uniform, DType::f32, shape)),
-                           shape_text(shape));
-    } else {
-      const HostArray input = make_input(Pattern::uniform, DType::f32, smallest);
-      problem = problem_of(run_once(loaded.info, input, reference(input, Op::sum)), "n = " + size_text(smallest));
+  for (int lab = 1; lab <= lab_count(); ++lab)
+    for (unsigned variant : lab_info(lab).variants) {
+      const bool rows = lab_info(lab).kind == LabKind::rows;
+      const LoadedLab loaded = load_lab(lab, Flavor::plain);
+      const std::string variant_name = variant_text(lab, variant);
+      const std::string name = lab_title(lab) + (variant_name.empty() ? "" : " at " + variant_name);
+      std::string problem;
+      if (!loaded) {
+        problem = loaded.problem.substr(0, loaded.problem.find('\n'));
+      } else if (rows) {
+        const Shape shape = kRowsCheckShape;
+        problem = problem_of(run_once_rows(loaded.info, make_matrix(Pattern::uniform, DType::f32, shape)),
+                             shape_text(shape));
+      } else {
+        const HostArray input = make_input(Pattern::uniform, DType::f32, smallest);
+        problem = problem_of(run_once(loaded.info, input, reference(input, Op::sum), nullptr, variant),
+                             "n = " + size_text(smallest));
+      }
+      if (!problem.empty()) {
+        bench["left_out"].push_back({{"lab", lab}, {"name", name}, {"why", problem}});
+        std::printf("%s left out: %s\n", name.c_str(), problem.c_str());
+        std::fflush(stdout);  // before the next lab's kernel, which may take the process down
+        continue;
+      }
+      if (rows) {
+        rows_lab = Contender{lab, loaded.info, nullptr};
+        continue;
+      }
+      nlohmann::json series = {{"name", name}, {"kind", "lab"}, {"lab", lab}, {"points", nlohmann::json::array()}};
+      if (variant) series["variant"] = variant;
+      labs.push_back({lab, loaded.info, series, variant});
     }
-    if (!problem.empty()) {
-      bench["left_out"].push_back({{"lab", lab}, {"name", lab_title(lab)}, {"why", problem}});
-      std::printf("%s left out: %s\n", lab_title(lab).c_str(), problem.c_str());
-      std::fflush(stdout);  // before the next lab's kernel, which may take the process down
-      continue;
-    }
-    if (rows)
-      rows_lab = Contender{lab, loaded.info, nullptr};
-    else
-      labs.push_back({lab, loaded.info,
-                      {{"name", lab_title(lab)}, {"kind", "lab"}, {"lab", lab}, {"points", nlohmann::json::array()}}});
-  }
   nlohmann::json cub_series = {{"name", "cub::DeviceReduce::Sum"}, {"kind", "cub"}, {"points", nlohmann::json::array()}};
   nlohmann::json copy_series = {{"name", "copy (read + write)"}, {"kind", "copy"}, {"points", nlohmann::json::array()}};
 #if !defined(REDUCE_LAB_HAVE_CUB)
@@ -117,7 +125,7 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     pristine.upload(input.data(), n * sizeof(float));
     bench["sizes"].push_back(n);
     for (Contender& contender : labs) {
-      LabRunner runner(contender.module, DType::f32, Op::sum);
+      LabRunner runner(contender.module, DType::f32, Op::sum, Flavor::counted, contender.variant);
       runner.allocate_for_timing(n);
       std::optional<RunOutcome> last;
       auto prepare = [&] {
@@ -170,7 +178,11 @@ std::string bench_table(const nlohmann::json& bench) {
     out << "\n" << title << "\n" << "n      ";
     for (const nlohmann::json& series : bench["series"]) {
       const std::string kind = series.value("kind", "lab");
-      const std::string head = kind == "lab" ? "lab " + std::to_string(series.value("lab", 0)) : kind == "cub" ? "CUB" : "copy";
+      // "lab 7", or a variant's line "9 K=16"
+      const std::string lab = std::to_string(series.value("lab", 0));
+      const std::string head = kind != "lab"                ? (kind == "cub" ? "CUB" : "copy")
+                               : series.contains("variant") ? lab + " K=" + std::to_string(series["variant"].get<unsigned>())
+                                                            : "lab " + lab;
       char cell[32];
       std::snprintf(cell, sizeof cell, " %9s", head.c_str());
       out << cell;

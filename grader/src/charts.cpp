@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "catalog.hpp"
@@ -415,6 +415,8 @@ const char* lab_colour(int lab) {
 constexpr const char* kCubColour = "#1565c0";
 constexpr const char* kCopyColour = "#111111";
 constexpr const char* kCopyDash = "6 4";
+// A lab's variants (lab 9's K) are lines of its colour: the first solid, the others dashed ever finer.
+constexpr const char* kVariantDashes[] = {"9 3", "4 3", "1.5 2.5"};
 
 }  // namespace
 
@@ -427,6 +429,7 @@ std::string bench_svg(const nlohmann::json& bench) {
                    std::to_string(bench.value("samples", 0)) + " samples";
   chart.x_label = "n (floats)";
   int low = 64, high = 0, unnumbered = 0;
+  std::map<int, int> lines_of_lab;  // a lab's lines so far: its variants
   for (const nlohmann::json& series : bench["series"]) {
     const std::string kind = series.value("kind", "lab");
     ChartSeries line;
@@ -438,6 +441,9 @@ std::string bench_svg(const nlohmann::json& bench) {
     else  // a series that names no lab (a hand-written bench.json) gets the next colour
       line.colour = lab_colour(series.contains("lab") ? series["lab"].get<int>() : ++unnumbered);
     line.dash = kind == "copy" ? kCopyDash : "";
+    if (kind == "lab" && series.contains("variant"))
+      if (const int earlier = lines_of_lab[series.value("lab", 0)]++; earlier > 0)
+        line.dash = kVariantDashes[(earlier - 1) % 3];
     line.width = kind == "lab" ? 2 : 2.5;
     for (const nlohmann::json& point : series["points"]) {
       const double n = point["n"].get<double>();
