@@ -20,6 +20,7 @@
 #include "reference.hpp"
 #include "rows_speed_check.hpp"
 #include "run_once.hpp"
+#include "sweep_speed_check.hpp"
 #include "timing.hpp"
 #if defined(REDUCE_LAB_HAVE_CUB)
 #include "cub_baseline.hpp"
@@ -58,7 +59,7 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     unsigned variant = 0;
   };
   std::vector<Contender> labs;
-  std::optional<Contender> rows_lab;
+  std::optional<Contender> rows_lab, sweep_lab;  // lab 8's table, lab 10's sweep: after the sizes
   const std::size_t smallest = std::size_t{1} << plan.low_log;
   auto problem_of = [](const RunOnce& once, const std::string& where) -> std::string {
     switch (once.problem) {
@@ -97,6 +98,7 @@ nlohmann::json run_bench(const BenchPlan& plan) {
         rows_lab = Contender{lab, loaded.info, nullptr};
         continue;
       }
+      if (!lab_info(lab).sweep.values.empty()) sweep_lab = Contender{lab, loaded.info, nullptr};
       nlohmann::json series = {{"name", name}, {"kind", "lab"}, {"lab", lab}, {"points", nlohmann::json::array()}};
       if (variant) series["variant"] = variant;
       labs.push_back({lab, loaded.info, series, variant});
@@ -158,6 +160,25 @@ nlohmann::json run_bench(const BenchPlan& plan) {
   if (!cub_series["points"].empty()) bench["series"].push_back(cub_series);
   bench["series"].push_back(copy_series);
 
+  if (sweep_lab) {
+    // The lab's own speed test's sweep, at its sizes up to the sweep's largest (a quick run's
+    // --sizes may leave none).
+    const std::size_t largest = std::size_t{1} << plan.high_log;
+    std::printf("%s: its sweep of %s ...\n", lab_title(sweep_lab->lab).c_str(),
+                lab_info(sweep_lab->lab).sweep.name.c_str());
+    std::fflush(stdout);
+    try {
+      nlohmann::json sweep = time_sweep(sweep_lab->lab, sweep_lab->module, samples, largest);
+      if (sweep["sizes"].empty())
+        bench["notes"].push_back(lab_title(sweep_lab->lab) + "'s sweep is timed from n = " +
+                                 size_text(lab_info(sweep_lab->lab).sweep.sizes.front()) + ", past this run's sizes");
+      else
+        bench["sweep"] = sweep;
+    } catch (const std::exception& error) {
+      bench["left_out"].push_back(
+          {{"lab", sweep_lab->lab}, {"name", lab_title(sweep_lab->lab) + "'s sweep"}, {"why", error.what()}});
+    }
+  }
   if (rows_lab) {
     // The rows table at the size docs/08-rows.md measures, or the sweep's largest if smaller.
     const std::size_t elements = std::min(kRowsTableFloats, std::size_t{1} << plan.high_log);
@@ -211,6 +232,7 @@ std::string bench_table(const nlohmann::json& bench) {
   table("median ms", "median_ms", "%.4f");
   out << "\n'!' marks a size where a timed result was wrong.\n";
   if (bench.contains("rows")) out << "\n" << bench_rows_table(bench["rows"]);
+  if (bench.contains("sweep")) out << "\n" << sweep_table(bench["sweep"]);
   for (const nlohmann::json& left : bench["left_out"])
     out << left["name"].get<std::string>() << " was left out: " << left["why"].get<std::string>() << "\n";
   for (const nlohmann::json& note : bench["notes"]) out << "Note: " << note.get<std::string>() << "\n";

@@ -133,6 +133,25 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
         lab.variants.push_back(value.get<unsigned>());
       }
     }
+    if (plan.contains("sweep")) {
+      const std::string at = where + ", plan, sweep";
+      const json& sweep = field(plan, "sweep", where + ", plan");
+      lab.sweep.name = text_field(sweep, "name", at);
+      for (const char* key : {"values", "sizes"}) {
+        const json& list = field(sweep, key, at);
+        if (!list.is_array() || list.empty())
+          throw bad(at, std::string("'") + key + "' must be a list of whole numbers above 0");
+        for (const json& value : list) {
+          if (!value.is_number_unsigned() || value.get<std::size_t>() == 0)
+            throw bad(at, std::string("'") + key + "' must be a list of whole numbers above 0, not " + value.dump());
+          if (std::string(key) == "values")
+            lab.sweep.values.push_back(value.get<unsigned>());
+          else
+            lab.sweep.sizes.push_back(value.get<std::size_t>());
+        }
+      }
+      lab.sweep.device_filling = field(sweep, "device_filling", at).get<bool>();
+    }
     if (lab.barriers_per_fan_in_step && lab.variant_name.empty())
       throw bad(where + ", plan", std::string("'max_barriers_per_block' is \"") + kBarriersPerFanInStep +
                                       "\", which needs 'variants' (the fan-in of each)");

@@ -44,6 +44,17 @@ struct LabInfo {
   std::string variant_name;  // "K"; empty for a lab without variants
   std::vector<unsigned> variants{0};
   bool barriers_per_fan_in_step = false;
+  // A lab whose speed test times its own choice of a parameter against a sweep of it, at each of
+  // `sizes` (lab 10: the coarsening factor, labs.json's plan "sweep"); the module runs its choice
+  // at Call::variant 0 and a forced value at any other. `device_filling`: the sweep also runs the
+  // value that makes one wave of blocks fill the device. The choice's speed must reach the lab's
+  // min_speedup of the sweep's fastest at every size. Empty `values`: no sweep.
+  struct Sweep {
+    std::string name;  // "COARSE_FACTOR"
+    std::vector<unsigned> values;
+    bool device_filling = false;
+    std::vector<std::size_t> sizes;
+  } sweep;
   // The tree's shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
   bool shared_tree_bound = false;
   std::vector<DType> dtypes{DType::f32};

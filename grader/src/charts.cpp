@@ -315,6 +315,9 @@ struct ChartSeries {
   std::string dash;  // stroke-dasharray; empty: solid
   double width = 2;
   std::vector<std::pair<double, double>> points;  // size, GB/s
+  // How each point is marked: "dot" on a line through them; "ring" (a hollow circle) or "tick"
+  // (a short vertical bar) alone, marking chosen points on other series' lines.
+  std::string marker = "dot";
 };
 // A figure that does not depend on the size (the rows table's copy bandwidth): a line across.
 struct ChartLevel {
@@ -325,7 +328,7 @@ struct ChartLevel {
   double gbs = 0;
 };
 struct LineChart {
-  std::string document_title, title, subtitle, x_label;
+  std::string document_title, title, subtitle, x_label, y_label = "GB/s";
   std::vector<std::pair<double, std::string>> x_ticks;  // size, its label; the axis spans them and every point
   std::vector<ChartSeries> series;
   std::vector<ChartLevel> levels;
@@ -373,28 +376,48 @@ std::string line_chart_svg(const LineChart& chart) {
   svg << "<text x=\"" << kLeft + plot_w / 2 << "\" y=\"" << base + 40
       << "\" font-size=\"12\" text-anchor=\"middle\" fill=\"#444\">" << xml_escaped(chart.x_label) << "</text>\n"
       << "<text x=\"22\" y=\"" << kTop + plot_h / 2 << "\" font-size=\"12\" fill=\"#444\" text-anchor=\"middle\" "
-      << "transform=\"rotate(-90 22 " << kTop + plot_h / 2 << ")\">GB/s</text>\n"
+      << "transform=\"rotate(-90 22 " << kTop + plot_h / 2 << ")\">" << xml_escaped(chart.y_label) << "</text>\n"
       << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\"" << base << "\" y2=\"" << base
       << "\" stroke=\"#333\"/>\n";
   int key = 0;
-  auto key_entry = [&](const std::string& colour, const std::string& dash, const std::string& name) {
-    const double key_y = kTop + 16.0 * key++;
-    svg << "<line x1=\"" << kLeft + plot_w + 14 << "\" x2=\"" << kLeft + plot_w + 36 << "\" y1=\"" << key_y - 4
-        << "\" y2=\"" << key_y - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\""
-        << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/><text x=\"" << kLeft + plot_w + 42
-        << "\" y=\"" << key_y << "\" class=\"key\" font-size=\"11\">" << xml_escaped(name) << "</text>\n";
+  auto key_entry = [&](const std::string& colour, const std::string& dash, const std::string& name,
+                       const std::string& marker = "dot") {
+    const double key_y = kTop + 16.0 * key++, middle = kLeft + plot_w + 25;
+    if (marker == "ring")
+      svg << "<circle cx=\"" << middle << "\" cy=\"" << key_y - 4 << "\" r=\"5\" fill=\"none\" stroke=\"" << colour
+          << "\" stroke-width=\"2\"/>";
+    else if (marker == "tick")
+      svg << "<line x1=\"" << middle << "\" x2=\"" << middle << "\" y1=\"" << key_y - 11 << "\" y2=\"" << key_y + 3
+          << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\"/>";
+    else
+      svg << "<line x1=\"" << kLeft + plot_w + 14 << "\" x2=\"" << kLeft + plot_w + 36 << "\" y1=\"" << key_y - 4
+          << "\" y2=\"" << key_y - 4 << "\" stroke=\"" << colour << "\" stroke-width=\"2.5\""
+          << (dash.empty() ? "" : " stroke-dasharray=\"" + dash + "\"") << "/>";
+    svg << "<text x=\"" << kLeft + plot_w + 42 << "\" y=\"" << key_y << "\" class=\"key\" font-size=\"11\">"
+        << xml_escaped(name) << "</text>\n";
   };
   for (const ChartSeries& series : chart.series) {
     std::string points;
     for (const auto& [x, gbs] : series.points)
       points += format("%.1f", x_of(x)) + "," + format("%.1f", y_of(gbs)) + " ";
-    svg << "<polyline class=\"series\" data-series=\"" << xml_escaped(series.name) << "\" points=\"" << points
-        << "\" fill=\"none\" stroke=\"" << series.colour << "\" stroke-width=\"" << series.width << "\""
-        << (series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"") << "/>\n";
-    for (const auto& [x, gbs] : series.points)
-      svg << "<circle cx=\"" << format("%.1f", x_of(x)) << "\" cy=\"" << format("%.1f", y_of(gbs))
-          << "\" r=\"2.5\" fill=\"" << series.colour << "\"/>\n";
-    key_entry(series.colour, series.dash, series.name);
+    if (series.marker == "dot")
+      svg << "<polyline class=\"series\" data-series=\"" << xml_escaped(series.name) << "\" points=\"" << points
+          << "\" fill=\"none\" stroke=\"" << series.colour << "\" stroke-width=\"" << series.width << "\""
+          << (series.dash.empty() ? "" : " stroke-dasharray=\"" + series.dash + "\"") << "/>\n";
+    for (const auto& [x, gbs] : series.points) {
+      const std::string cx = format("%.1f", x_of(x)), cy = format("%.1f", y_of(gbs));
+      if (series.marker == "ring")
+        svg << "<circle class=\"marker\" data-series=\"" << xml_escaped(series.name) << "\" cx=\"" << cx << "\" cy=\""
+            << cy << "\" r=\"7\" fill=\"none\" stroke=\"" << series.colour << "\" stroke-width=\"2\"/>\n";
+      else if (series.marker == "tick")
+        svg << "<line class=\"marker\" data-series=\"" << xml_escaped(series.name) << "\" x1=\"" << cx
+            << "\" x2=\"" << cx
+            << "\" y1=\"" << format("%.1f", y_of(gbs) - 10) << "\" y2=\"" << format("%.1f", y_of(gbs) + 10)
+            << "\" stroke=\"" << series.colour << "\" stroke-width=\"2.5\"/>\n";
+      else
+        svg << "<circle cx=\"" << cx << "\" cy=\"" << cy << "\" r=\"2.5\" fill=\"" << series.colour << "\"/>\n";
+    }
+    key_entry(series.colour, series.dash, series.name, series.marker);
   }
   for (const ChartLevel& level : chart.levels) {
     svg << "<line class=\"" << level.cls << "\" x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_w << "\" y1=\""
@@ -454,6 +477,55 @@ std::string bench_svg(const nlohmann::json& bench) {
     chart.series.push_back(line);
   }
   for (int log = low; log <= high; ++log) chart.x_ticks.emplace_back(std::ldexp(1.0, log), "2^" + std::to_string(log));
+  return line_chart_svg(chart);
+}
+
+std::string sweep_svg(const nlohmann::json& sweep) {
+  LineChart chart;
+  const std::string device = sweep.value("device", ""), name = sweep.value("name", "");
+  chart.document_title = "reduction-labs sweep: " + name;
+  chart.title = "Speed against " + name + (device.empty() ? "" : " on " + device);
+  chart.subtitle = "each size's median time, as a share of its fastest " + name +
+                   "'s speed; ring: your choice; bar: Brent's estimate (log2 n / 2)";
+  chart.x_label = name + " (each thread adds 2 x " + name + " elements)";
+  chart.y_label = "% of the fastest's speed";
+  static const char* const kSizeColours[] = {"#8e24aa", "#f4511e", "#00897b", "#1565c0", "#6d4c41", "#546e7a"};
+  ChartSeries choices{"your choice", "#111111", "", 2, {}, "ring"};
+  ChartSeries brent{"Brent's estimate", "#c62828", "", 2, {}, "tick"};
+  double widest = 1;
+  std::size_t index = 0;
+  for (const nlohmann::json& size : sweep["sizes"]) {
+    ChartSeries line;
+    line.name = "n = " + size_text(static_cast<std::size_t>(number_at(size, "n")));
+    line.colour = kSizeColours[index++ % 6];
+    double fastest = 0;
+    for (const nlohmann::json& value : size["values"]) fastest = std::max(fastest, number_at(value, "gbs"));
+    if (fastest <= 0) continue;
+    for (const nlohmann::json& value : size["values"]) {
+      line.points.emplace_back(number_at(value, "value"), 100 * number_at(value, "gbs") / fastest);
+      widest = std::max(widest, number_at(value, "value"));
+    }
+    std::sort(line.points.begin(), line.points.end());
+    choices.points.emplace_back(number_at(size, "chosen"), 100 * number_at(size["choice"], "gbs") / fastest);
+    // Brent's factor on this size's line, read between the swept values either side of it.
+    const double at = number_at(size, "brent");
+    for (std::size_t k = 1; k < line.points.size(); ++k) {
+      const auto& [x0, y0] = line.points[k - 1];
+      const auto& [x1, y1] = line.points[k];
+      if (x0 <= at && at <= x1) {
+        brent.points.emplace_back(
+            at, y0 + (y1 - y0) * (std::log2(at) - std::log2(x0)) / (std::log2(x1) - std::log2(x0)));
+        break;
+      }
+    }
+    chart.series.push_back(line);
+  }
+  chart.series.push_back(choices);
+  chart.series.push_back(brent);
+  if (sweep.contains("required"))
+    chart.levels.push_back({"gate", "the gate: " + format("%.0f%%", 100 * number_at(sweep, "required")),
+                            "#757575", "6 4", 100 * number_at(sweep, "required")});
+  for (double tick = 1; tick <= widest * 1.0001; tick *= 2) chart.x_ticks.emplace_back(tick, format("%.0f", tick));
   return line_chart_svg(chart);
 }
 

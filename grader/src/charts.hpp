@@ -51,6 +51,11 @@ std::string bench_svg(const nlohmann::json& bench);
 // axis: the row lab and CUB's segmented reduction as two lines, the copy bandwidth across.
 std::string bench_rows_svg(const nlohmann::json& rows);
 
+// A swept parameter's chart (sweep_speed_check.hpp's figures): GB/s against the value, a line per
+// size as a share of its fastest value's speed, the choice ringed on each, Brent's estimate marked
+// and the gate drawn across.
+std::string sweep_svg(const nlohmann::json& sweep);
+
 // Text made safe for SVG (XML) text and attribute values.
 std::string xml_escaped(const std::string& text);
 

@@ -330,8 +330,13 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
           if (first_config && &shape == &shapes.back()) {
             const std::string where = rows ? shape_text(shape) : size_text(n);
             // A lab with variants: the barriers of each, "512 atomics, barriers 10/5/4/3 (K = 2/4/8/16) @2^20".
+            // A lab that chooses a parameter (lab 10's factor) says what it chose there.
+            const LabInfo::Sweep& sweep = lab_info(lab).sweep;
+            const std::string chose =
+                sweep.values.empty() ? "" : " (" + sweep.name + " " + std::to_string(outcome.variant_used) + ")";
             if (variant_label.empty())
-              summary = std::to_string(c.requests[2]) + " atomics, " + format("%.0f", barriers) + " barriers @" + where;
+              summary = std::to_string(c.requests[2]) + " atomics" + chose + ", " + format("%.0f", barriers) +
+                        " barriers @" + where;
             else {
               variant_barriers += (variant == plan.variants.front() ? "" : "/") + format("%.0f", barriers);
               variant_values += (variant == plan.variants.front() ? "" : "/") + std::to_string(variant);

@@ -66,6 +66,7 @@ DeviceFacts device_facts() {
   facts.name = properties.name;
   facts.l2_bytes = static_cast<std::size_t>(properties.l2CacheSize);
   facts.multiprocessors = properties.multiProcessorCount;
+  facts.threads_per_multiprocessor = properties.maxThreadsPerMultiProcessor;
   check(cudaMemGetInfo(&facts.free_bytes, &facts.total_bytes), "reading free device memory");
   return facts;
 }

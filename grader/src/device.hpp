@@ -48,6 +48,7 @@ struct DeviceFacts {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   int multiprocessors = 0;
+  int threads_per_multiprocessor = 0;  // the most resident threads on one multiprocessor
 };
 DeviceFacts device_facts();
 

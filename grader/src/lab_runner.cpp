@@ -223,6 +223,7 @@ RunOutcome LabRunner::reduce(const HostArray& input, bool first_pass_only) {
       outcome.launches.blocks += call.launches.blocks;
       outcome.launches.warps += call.launches.warps;
       outcome.todo = outcome.todo || call.todo != 0;
+      outcome.variant_used = call.variant_used;
       if (status != 0) {
         outcome.error = call.error;
         return outcome;
@@ -330,6 +331,7 @@ RunOutcome LabRunner::run_timed_passes() {
       outcome.passes += 1;
       outcome.launches.launches += call.launches.launches;
       outcome.todo = outcome.todo || call.todo != 0;
+      outcome.variant_used = call.variant_used;
       if (status != 0) {
         outcome.error = call.error;
         return outcome;

@@ -26,6 +26,7 @@ struct RunOutcome {
   Counters counters{};       // counting flavours only
   LaunchStats launches{};
   unsigned passes = 0;
+  unsigned variant_used = 0;  // the variant the module ran (Call::variant_used: lab 10's chosen factor)
 };
 
 // How a case is named in summaries: "n = 31", or "float max n = 31" for a lab that takes

@@ -16,6 +16,7 @@ RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::ve
   else
     run();
   RunOnce once;
+  once.outcome = outcome;
   if (outcome.todo) {
     once.problem = RunOnce::Problem::todo;
   } else if (!outcome.ran) {

@@ -9,6 +9,7 @@
 #include "faults.hpp"
 #include "inputs.hpp"
 #include "kernel_trace.hpp"
+#include "lab_runner.hpp"
 #include "modules.hpp"
 #include "reference.hpp"
 
@@ -19,6 +20,7 @@ struct RunOnce {
   Problem problem = Problem::none;
   FaultKind fault = FaultKind::none;  // Problem::fault: which
   std::string detail;                 // the fault's error, or how the value is wrong ("got 1, expected 2 ...")
+  RunOutcome outcome;                 // the run itself: its launches, the variant the module ran
 };
 
 // The speed tests' words for what a run found: "<who> is not correct yet at n = 2^26: got ...";

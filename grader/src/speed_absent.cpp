@@ -8,6 +8,7 @@
 #include "device_figures.hpp"
 #include "rows_speed_check.hpp"
 #include "speed_check.hpp"
+#include "sweep_speed_check.hpp"
 #include "variant_speed_check.hpp"
 
 namespace reduce_lab::grader {
@@ -23,6 +24,8 @@ Verdict check_speedup(int) { return skip("skipped", kNoSpeed); }
 Verdict check_rows_speedup(int) { return skip("skipped", kNoSpeed); }
 
 Verdict check_variant_speedup(int) { return skip("skipped", kNoSpeed); }
+
+Verdict check_sweep_speedup(int) { return skip("skipped", kNoSpeed); }
 
 std::size_t benchmark_floats() { throw std::runtime_error(kNoSpeed); }
 

@@ -64,6 +64,10 @@ int bench_command(int argc, char** argv) {
       write_text((out / "bench-rows.svg").string(), bench_rows_svg(bench["rows"]));
       std::printf(", %s", (out / "bench-rows.svg").string().c_str());
     }
+    if (bench.contains("sweep")) {
+      write_text((out / "bench-sweep.svg").string(), sweep_svg(bench["sweep"]));
+      std::printf(", %s", (out / "bench-sweep.svg").string().c_str());
+    }
     std::printf("\n");
     return 0;
   };

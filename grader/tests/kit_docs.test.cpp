@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog.hpp"
 #include "catch_compat.hpp"
 #include "kit.hpp"
 
@@ -173,6 +174,15 @@ std::vector<Claim> claims() {
   all.push_back({nine, row(9, "requests"), "At n = {list}, in every K", {list(traffic_plan(9).sizes)}});
   all.push_back({nine, row(9, "requests"), "ceil\\(n / {n}\\)", {number(traffic_plan(9).elements_per_block)}});
   all.push_back({nine, row(9, "races"), "at n = {list} in every K", {list(races_plan(9).sizes)}});
+
+  // Lab 10: lab 4's plan at the factors it chooses; its speed test's sizes are its sweep's.
+  const std::string ten = "docs/10-chosen-factor.md";
+  all.push_back({ten, row(10, "correctness"), "Lab 4's {n} inputs, each at the factor", {number(cases(10))}});
+  all.push_back({ten, row(10, "requests"), "At n = {list}:", {list(traffic_plan(10).sizes)}});
+  all.push_back({ten, row(10, "speedup"), "At n = {list}: your choice", {list(lab_info(10).sweep.sizes)}});
+  std::vector<std::size_t> swept(lab_info(10).sweep.values.begin(), lab_info(10).sweep.values.end());
+  all.push_back({ten, row(10, "speedup"), "against factors {list} and the one", {list(swept)}});
+  all.push_back({ten, row(10, "races"), "at n = {list}, GPU only", {list(races_plan(10).sizes)}});
   all.push_back({pages[5], row(5, "requests"), "one per block of {n} elements", {number(traffic_plan(5).elements_per_block)}});
 
   // grading.md and the README.
@@ -233,7 +243,7 @@ TEST_CASE("kit docs") {
   // Every "<number> inputs / cases / sizes" the pages state must be one of the claims above.
   std::vector<std::string> files = {"README.md"};
   for (const char* page : {"01-simple", "02-convergent", "03-shared-memory", "04-segmented", "05-coarsened",
-                           "06-warp-unrolled", "07-templated", "09-fan-in", "grading", "instructors", "emulator"})
+                           "06-warp-unrolled", "07-templated", "09-fan-in", "10-chosen-factor", "grading", "instructors", "emulator"})
     files.push_back(std::string("docs/") + page + ".md");
   const std::regex figure(R"(\b([0-9]+) (inputs|cases|sizes)\b)");
   for (const std::string& file : files) {

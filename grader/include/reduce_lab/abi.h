@@ -72,6 +72,8 @@ struct Call {
   unsigned long long outputs_written;  // multipass: values this pass produced
   LaunchStats launches;
   int todo;                            // the kernel still executed REDUCE_LAB_TODO()
+  unsigned variant_used;               // the variant it ran: for variant 0, the module's own choice
+                                       // (lab 10: the coarsening factor its host code chose for n)
   char error[2048];                    // set when run() returns non-zero
 };
 

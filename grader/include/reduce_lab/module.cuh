@@ -42,6 +42,7 @@ template <class Body>
 int run_call(Call* call, Body&& body) {
   call->launches = LaunchStats{0, 0, 0};
   call->todo = 0;
+  call->variant_used = call->variant;
   call->error[0] = '\0';
   call->outputs_written = 0;
   current_call = call;
@@ -79,6 +80,18 @@ int run_call(Call* call, Body&& body) {
 }
 
 inline int float_sum_only(DType dtype, Op op) { return dtype == DType::f32 && op == Op::sum; }
+
+// The device's properties, read once (lab 10's choice of a coarsening factor takes them).
+inline const cudaDeviceProp& device_properties() {
+  static const cudaDeviceProp properties = [] {
+    cudaDeviceProp p{};
+    int device = 0;
+    check(cudaGetDevice(&device), "asking for the device");
+    check(cudaGetDeviceProperties(&p, device), "reading the device properties");
+    return p;
+  }();
+  return properties;
+}
 
 template <unsigned (*Pass)(Global<float>, Global<float>, unsigned)>
 int run_multipass(Call* call) {
@@ -198,7 +211,7 @@ int run_type_and_op(Call* call) {
       const unsigned n = static_cast<unsigned>(call->n);                                         \
       switch (call->variant) {                                                                   \
         case 0:                                                                                  \
-        case 2: REDUCE<2>(input, output, n); break;                                              \
+        case 2: call->variant_used = 2; REDUCE<2>(input, output, n); break;                      \
         case 4: REDUCE<4>(input, output, n); break;                                              \
         case 8: REDUCE<8>(input, output, n); break;                                              \
         case 16: REDUCE<16>(input, output, n); break;                                            \
@@ -210,3 +223,27 @@ int run_type_and_op(Call* call) {
   }                                                                                              \
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \
                             &::reduce_lab::detail::float_sum_only, &reduce_lab_generated::run_fan_in)
+
+// Lab 10: REDUCE(input, output, n, factor) leaves the sum of any n >= 1 floats in output[0], each
+// thread first adding 2 x factor elements; CHOOSE(n, properties) picks the factor for n on this
+// device. Call::variant 0 runs the choice (Call::variant_used says which it was); any other is
+// the factor to run, as the speed test's sweep asks.
+#define REDUCE_LAB_CHOSEN_FACTOR(LAB, NAME, REDUCE, CHOOSE)                                       \
+  namespace reduce_lab_generated {                                                               \
+  inline int run_chosen_factor(::reduce_lab::Call* call) {                                       \
+    return ::reduce_lab::detail::run_call(call, [call] {                                         \
+      unsigned factor = call->variant;                                                           \
+      if (factor == 0) factor = CHOOSE(call->n, ::reduce_lab::detail::device_properties());      \
+      if (factor == 0)                                                                           \
+        throw std::runtime_error("the coarsening factor chosen for n = " + std::to_string(call->n) + \
+                                 " is 0: each thread must add at least 2 x 1 elements");         \
+      call->variant_used = factor;                                                               \
+      REDUCE(::reduce_lab::Global<const float>(static_cast<const float*>(call->input)),          \
+             ::reduce_lab::Global<float>(static_cast<float*>(call->output)),                     \
+             static_cast<unsigned>(call->n), factor);                                            \
+      call->outputs_written = 1;                                                                 \
+    });                                                                                          \
+  }                                                                                              \
+  }                                                                                              \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \
+                            &::reduce_lab::detail::float_sum_only, &reduce_lab_generated::run_chosen_factor)
