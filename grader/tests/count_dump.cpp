@@ -59,17 +59,17 @@ bool dump_counts(const std::string& path) {
     for (DType dtype : dtypes)
       for (Op op : ops)
         for (unsigned variant : variants) {
-        LabRunner runner(loaded.info, dtype, op, Flavor::counted, variant);
-        for (const Shape& shape : shapes) {
-          const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape), multipass);
-          if (!outcome.ran || outcome.todo) {
-            const std::string where = shape.rows > 1 ? shape_text(shape) : "n = " + std::to_string(shape.columns);
-            std::printf("%s failed at %s: %s\n", lab_title(lab).c_str(), where.c_str(),
-                        outcome.todo ? "not implemented" : outcome.error.c_str());
-            return false;
+          LabRunner runner(loaded.info, dtype, op, Flavor::counted, variant);
+          for (const Shape& shape : shapes) {
+            const RunOutcome outcome = runner.reduce(make_matrix(Pattern::uniform, dtype, shape), multipass);
+            if (!outcome.ran || outcome.todo) {
+              const std::string where = shape.rows > 1 ? shape_text(shape) : "n = " + std::to_string(shape.columns);
+              std::printf("%s failed at %s: %s\n", lab_title(lab).c_str(), where.c_str(),
+                          outcome.todo ? "not implemented" : outcome.error.c_str());
+              return false;
+            }
+            out << line_of(lab, shape, dtype, op, variant, outcome.counters) << "\n";
           }
-          out << line_of(lab, shape, dtype, op, variant, outcome.counters) << "\n";
-        }
         }
   }
   std::printf("counts of %d labs written to %s\n", labs, path.c_str());
