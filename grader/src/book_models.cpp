@@ -74,6 +74,22 @@ Counters model_simple_pass(unsigned n) {
   return scale_to_grid(c, b);
 }
 
+// Fig. 10.6's pairs, its owners kept together (a CUDA tutorial's reduceNeighboredLess): thread t
+// adds element 2 stride t + stride to element 2 stride t while that lies in the segment.
+Counters model_neighbored_less_pass(unsigned n) {
+  const Block b = block_of(n);
+  Counters c{};
+  for (unsigned stride = 1; stride <= b.threads; stride *= 2) {
+    auto owner = [stride, &b](unsigned t) { return t < b.threads / stride; };
+    instruction(c, Access::load, b, owner, [stride](unsigned t) { return 2 * stride * t + stride; });
+    instruction(c, Access::load, b, owner, [stride](unsigned t) { return 2 * stride * t; });
+    instruction(c, Access::store, b, owner, [stride](unsigned t) { return 2 * stride * t; });
+    c.barrier_warps += b.warps;
+  }
+  final_write(c, b, true);
+  return scale_to_grid(c, b);
+}
+
 Counters model_convergent_pass(unsigned n) {
   const Block b = block_of(n);
   Counters c{};
@@ -105,7 +121,9 @@ Counters book_model_pass(int lab, unsigned n) {
   if (model == "simple") return model_simple_pass(n);
   if (model == "convergent") return model_convergent_pass(n);
   if (model == "shared-memory") return model_shared_memory_pass(n);
-  throw std::invalid_argument(lab_title(lab) + " names no book model the kit has (simple, convergent, shared-memory)");
+  if (model == "neighbored-less") return model_neighbored_less_pass(n);
+  throw std::invalid_argument(lab_title(lab) +
+                              " names no book model the kit has (simple, convergent, shared-memory, neighbored-less)");
 }
 
 unsigned long long total_requests(const Counters& c) {

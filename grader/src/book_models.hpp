@@ -10,6 +10,9 @@ namespace reduce_lab::grader {
 Counters model_simple_pass(unsigned n);         // Fig. 10.6
 Counters model_convergent_pass(unsigned n);     // Fig. 10.9
 Counters model_shared_memory_pass(unsigned n);  // Fig. 10.11
+// Fig. 10.6's pairs with the owners kept together (threads 0, 1, ... rather than multiples of the
+// stride): lab 1's requests in lab 2's warp instructions.
+Counters model_neighbored_less_pass(unsigned n);
 
 // The model of a multipass lab: the book kernel its plan in grader/labs.json names.
 Counters book_model_pass(int lab, unsigned n);

@@ -109,6 +109,11 @@ void judge_row_writes(const Counters& c, std::size_t rows, unsigned long long bl
 Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Origin origin) {
   const LoadedLab loaded = load_lab(lab, Flavor::counted, origin);
   if (!loaded) return not_loadable(lab, loaded);
+  // What the counts are compared with: the book's kernels of labs 1-3, or another model's (lab 11's).
+  const std::string& model = lab_info(lab).book_model;
+  const std::string model_kernel = model == "simple" || model == "convergent" || model == "shared-memory"
+                                       ? "the book's kernel"
+                                       : "the " + model + " kernel";
 
   std::ostringstream figures, problems;
   std::string summary;
@@ -130,8 +135,8 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
       std::string mismatch;
       for (const CountLine& line : kGradedCounts)
         if (line.get(got) != line.get(expected))
-          mismatch += "    " + std::string(line.what) + ": " + std::to_string(line.get(got)) + ", the book's kernel " +
-                      std::to_string(line.get(expected)) + "\n";
+          mismatch += "    " + std::string(line.what) + ": " + std::to_string(line.get(got)) + ", " + model_kernel +
+                      " " + std::to_string(line.get(expected)) + "\n";
       nlohmann::json size = {{"n", n},
                               {"blocks", outcome.launches.blocks},
                               {"measured", counts_json(got)},
@@ -148,7 +153,7 @@ Verdict check_book_requests(int lab, const std::vector<std::size_t>& sizes, Orig
       }
       measured["sizes"].push_back(size);
       if (n == 256 || n == 2048) {
-        figures << "  n = " << n << ": " << describe_requests(got) << " requests (the book's kernel: "
+        figures << "  n = " << n << ": " << describe_requests(got) << " requests (" << model_kernel << ": "
                 << describe_requests(expected) << "), SIMD efficiency " << format("%.1f%%", 100 * simd_efficiency(got))
                 << ", load sectors " << got.sectors[0] << ", store sectors " << got.sectors[1];
         if (lab_info(lab).shared_tree_bound) figures << "; shared memory " << describe_shared(got);

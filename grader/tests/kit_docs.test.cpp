@@ -183,6 +183,13 @@ std::vector<Claim> claims() {
   std::vector<std::size_t> swept(lab_info(10).sweep.values.begin(), lab_info(10).sweep.values.end());
   all.push_back({ten, row(10, "speedup"), "against factors {list} and the one", {list(swept)}});
   all.push_back({ten, row(10, "races"), "at n = {list}, GPU only", {list(races_plan(10).sizes)}});
+
+  // Lab 11: lab 1's plan, counted against its own model.
+  const std::string eleven = "docs/11-neighbored-less.md";
+  all.push_back({eleven, row(11, "correctness"), "The same {n} inputs as lab 1", {number(cases(11))}});
+  all.push_back({eleven, row(11, "requests"), "every power of two from {n} to {list}",
+                 {number(book.front()), list({book.back()})}});
+  all.push_back({eleven, row(11, "races"), "at n = {list},", {list(races_plan(11).sizes)}});
   all.push_back({pages[5], row(5, "requests"), "one per block of {n} elements", {number(traffic_plan(5).elements_per_block)}});
 
   // grading.md and the README.
@@ -243,7 +250,8 @@ TEST_CASE("kit docs") {
   // Every "<number> inputs / cases / sizes" the pages state must be one of the claims above.
   std::vector<std::string> files = {"README.md"};
   for (const char* page : {"01-simple", "02-convergent", "03-shared-memory", "04-segmented", "05-coarsened",
-                           "06-warp-unrolled", "07-templated", "09-fan-in", "10-chosen-factor", "grading", "instructors", "emulator"})
+                           "06-warp-unrolled", "07-templated", "09-fan-in", "10-chosen-factor", "11-neighbored-less",
+                           "grading", "instructors", "emulator"})
     files.push_back(std::string("docs/") + page + ".md");
   const std::regex figure(R"(\b([0-9]+) (inputs|cases|sizes)\b)");
   for (const std::string& file : files) {

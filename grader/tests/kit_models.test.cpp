@@ -25,6 +25,11 @@ TEST_CASE("kit models") {
     CHECK(simd_efficiency(simple) == Approx(0.2888).epsilon(0.001));
     CHECK(simd_efficiency(convergent) == Approx(0.6307).epsilon(0.001));
     CHECK(simple.barrier_warps == 8 * 4);
+    // Neighbored-less: lab 1's pairs and so its 143 requests, in far fewer warp instructions.
+    const auto less = model_neighbored_less_pass(256);
+    CHECK(total_requests(less) == total_requests(simple));
+    CHECK(total_requests(less) == 143);
+    CHECK(less.instructions[0] + less.instructions[1] < simple.instructions[0] + simple.instructions[1]);
   }
   SECTION("n = 2048, one block of 1024 threads") {
     const auto simple = model_simple_pass(2048);
