@@ -57,6 +57,7 @@
 #include "inputs.hpp"
 #include "lab_runner.hpp"
 #include "limits.hpp"
+#include "profiler_names.hpp"
 #include "records.hpp"
 #include "settings.hpp"
 #if REDUCE_LAB_SELFTEST
@@ -131,6 +132,7 @@ int profile(int lab, Shape shape, bool first_pass_only) {
   const RunOutcome kit = counting.reduce(input, true);
   if (!kit.ran) return 0;
   std::printf("kit:%s\n", counts_profile_text(kit.counters).c_str());
+  std::fputs(profiler_names_text(kit.counters, kit.launches.warps).c_str(), stdout);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // an H200 with the same counting model (design §4).
 #include "book_models.hpp"
 #include "catch_compat.hpp"
+#include "profiler_names.hpp"
 #include "shared_checks.hpp"
 
 #include <reduce_lab/bank_tally.h>
@@ -46,6 +47,17 @@ TEST_CASE("kit models") {
       CHECK(total_requests(model_convergent_pass(n)) == 6 * w + 14);
       CHECK(total_requests(model_shared_memory_pass(n)) == 2 * w + 1);
     }
+  }
+  SECTION("the profilers' names of --profile, with the figures Nsight Compute read on an H200 at n = 2048") {
+    const std::string simple = profiler_names_text(model_simple_pass(2048), 32);
+    CHECK_THAT(simple, Catch::Contains("gld_efficiency | smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct | "
+                                       "bytes loaded / (32 x load sectors) 25.01%"));
+    CHECK_THAT(simple,
+               Catch::Contains("gld_transactions | l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum | load sectors 2047"));
+    CHECK_THAT(simple, Catch::Contains("global-memory instructions only, 21.0 a warp"));
+    const std::string convergent = profiler_names_text(model_convergent_pass(2048), 32);
+    CHECK_THAT(convergent, Catch::Contains("bytes loaded / (32 x load sectors) 99.01%"));
+    CHECK_THAT(convergent, Catch::Contains("bytes stored / (32 x store sectors) 98.84%"));
   }
   SECTION("many blocks: each block repeats the 2048-element segment") {
     CHECK(total_requests(model_simple_pass(1u << 20)) == 512ull * 1151);
