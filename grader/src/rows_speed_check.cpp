@@ -254,9 +254,7 @@ Verdict check_rows_speedup(int lab) {
           return failed(fault_summary(fault, shape_text(shape)),
                         where + " failed: " + once.detail + "\n" + doc_line(lab, fault_hint(fault.kind)));
         case RunOnce::Problem::wrong:
-          return failed("not correct yet", where + " is not correct yet: " + once.detail +
-                                               "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
-                                               doc_line(lab));
+          return not_correct_for_timing(lab, where + " is not correct yet: " + once.detail, figures);
       }
       std::string note;
       // A few long rows split among blocks: there the reference's own timed build issued 543450
@@ -329,8 +327,7 @@ Verdict check_rows_speedup(int lab) {
         figures["baseline"] = entry["baseline"];
         figures["baseline"]["name"] = "your " + lab_title(base_lab) + ", as one vector, at " + worst_shape;
       }
-    if (!setup.gpu_alone.empty())
-      message << "GPU alone: " << setup.gpu_alone << ". This figure rests on the GPU's own correctness verdicts.\n";
+    message << gpu_alone_line(setup.gpu_alone);
     const std::string summary = format("%.2fx", worst) + " @" + worst_shape + " (min " + format("%.2fx", required) +
                                 (setup.gpu_alone.empty() ? ")" : "; GPU alone)");
     if (worst >= required) return pass(summary, message.str(), figures);
@@ -338,10 +335,7 @@ Verdict check_rows_speedup(int lab) {
             << " the device is not kept busy: the shape should pick the mapping.\n" << doc_line(lab);
     return failed(summary, message.str());
   } catch (const std::exception& e) {
-    const Fault fault = classify_fault(e.what());
-    return failed(fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "timing"),
-                  lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
-                      doc_line(lab, fault_hint(fault.kind)));
+    return timing_fault(lab, e.what(), "timing", figures);
   }
 }
 

@@ -43,12 +43,6 @@ std::size_t benchmark_size(std::size_t bytes_per_element, double copies) {
   return n;
 }
 
-// CMake's thresholds (REDUCE_LAB_MIN_SPEEDUP_LAB<N>, an instructor's override) where CTest set
-// them, else the lab's own gates in grader/labs.json: never a silent 1.0.
-double minimum_speedup(int lab) {
-  return settings().min_speedup.value_or(lab_info(lab).min_speedup);
-}
-
 std::optional<double> minimum_bandwidth_fraction(int lab) {
   if (!lab_info(lab).min_bandwidth) return std::nullopt;
   return settings().min_bandwidth.value_or(*lab_info(lab).min_bandwidth);
@@ -57,6 +51,28 @@ std::optional<double> minimum_bandwidth_fraction(int lab) {
 }  // namespace
 
 std::size_t benchmark_floats() { return benchmark_size(4, kBenchmarkCopies); }
+
+double minimum_speedup(int lab) { return settings().min_speedup.value_or(lab_info(lab).min_speedup); }
+
+Verdict not_correct_for_timing(int lab, const std::string& problem, const nlohmann::json& figures) {
+  return fail("not correct yet",
+              problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" + doc_line(lab),
+              figures);
+}
+
+std::string gpu_alone_line(const std::string& gpu_alone) {
+  if (gpu_alone.empty()) return std::string();
+  return "GPU alone: " + gpu_alone + ". This figure rests on the GPU's own correctness verdicts, which a barrier in a "
+         "divergent branch can pass (the emulator reports it as a deadlock).\n";
+}
+
+Verdict timing_fault(int lab, const std::string& error, const std::string& where, const nlohmann::json& figures) {
+  const Fault fault = classify_fault(error);
+  const std::string summary = fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, where);
+  return fail(summary,
+              lab_title(lab) + " failed while being timed: " + error + "\n" + doc_line(lab, fault_hint(fault.kind)),
+              figures);
+}
 
 SpeedSetup prepare_speed_test(int lab, bool against_baseline) {
   SpeedSetup setup;
@@ -125,8 +141,7 @@ Verdict check_speedup(int lab) {
       return problem_text(once, lab_title(which), "n = " + size_text(n));
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
-      return failed("not correct yet", problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
-                                           doc_line(lab));
+      return not_correct_for_timing(lab, problem, figures);
     std::string traffic_note;
     if (auto refusal = timed_code_differs(lab, timed_kernels, inputs.host.front(), emulator_judged, &traffic_note))
       return failed(refusal->summary, refusal->message);
@@ -194,9 +209,7 @@ Verdict check_speedup(int lab) {
             << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
             << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n"
             << traffic_note << "\n";
-    if (!gpu_alone.empty())
-      message << "GPU alone: " << gpu_alone << ". This figure rests on the GPU's own correctness verdicts, which a "
-              << "barrier in a divergent branch can pass (the emulator reports it as a deadlock).\n";
+    message << gpu_alone_line(gpu_alone);
     std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) +
                           (gpu_alone.empty() ? ")" : "; GPU alone)");
     bool fast_enough = speedup >= required;
@@ -217,11 +230,7 @@ Verdict check_speedup(int lab) {
     message << "Your kernel is correct but not yet faster by the factor this lab's idea should give.\n" << doc_line(lab);
     return failed(summary, message.str());
   } catch (const std::exception& e) {
-    const Fault fault = classify_fault(e.what());
-    const std::string summary =
-        fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "n = " + std::to_string(n));
-    return failed(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
-                               doc_line(lab, fault_hint(fault.kind)));
+    return timing_fault(lab, e.what(), "n = " + std::to_string(n), figures);
   }
 }
 

@@ -52,6 +52,19 @@ struct SpeedSetup {
 };
 SpeedSetup prepare_speed_test(int lab, bool against_baseline = true);
 
+// The minimum a lab's speed test asks: CMake's REDUCE_LAB_MIN_SPEEDUP_LAB<N> (an instructor's
+// override) where CTest set it, else the lab's gates in grader/labs.json, never a silent 1.0.
+double minimum_speedup(int lab);
+
+// The words every speed test shares:
+// - the refusal to time a lab found wrong at the size it times (`problem`: run_once's problem_text);
+Verdict not_correct_for_timing(int lab, const std::string& problem, const nlohmann::json& figures);
+// - the line its message adds where the figure rests on the GPU alone (SpeedSetup::gpu_alone; empty
+//   when the emulator judged the lab, and then no line);
+std::string gpu_alone_line(const std::string& gpu_alone);
+// - a fault while the lab was timed: `error`, the case `where` for the summary.
+Verdict timing_fault(int lab, const std::string& error, const std::string& where, const nlohmann::json& figures);
+
 // The number of floats the speed tests time: 2^26, less when the device has too little free
 // memory, or REDUCE_LAB_BENCH_N.
 std::size_t benchmark_floats();

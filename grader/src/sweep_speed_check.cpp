@@ -25,12 +25,6 @@ namespace reduce_lab::grader {
 
 namespace {
 
-double median_ms(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const std::size_t half = ms.size() / 2;
-  return ms.size() % 2 ? ms[half] : (ms[half - 1] + ms[half]) / 2;
-}
-
 // The factor that makes one wave of blocks of `threads` threads, each adding 2 x factor
 // elements, cover n on this device: as many blocks as its multiprocessors hold at once.
 unsigned device_filling(std::size_t n, unsigned threads, const DeviceFacts& facts) {
@@ -47,7 +41,7 @@ nlohmann::json time_sweep(int lab, const ModuleInfo* module, int samples, std::s
   const DeviceFacts facts = device_facts();
   nlohmann::json result = {{"device", facts.name},
                             {"name", sweep.name},
-                            {"required", settings().min_speedup.value_or(lab_info(lab).min_speedup)},
+                            {"required", minimum_speedup(lab)},
                             {"sizes", nlohmann::json::array()}};
   for (const std::size_t n : sweep.sizes) {
     if (n > largest) continue;
@@ -97,13 +91,13 @@ nlohmann::json time_sweep(int lab, const ModuleInfo* module, int samples, std::s
       nlohmann::json entry = sample_figures(ms[i], bytes);
       entry["value"] = value;
       size["values"].push_back(entry);
-      if (const double median = median_ms(ms[i]); median < best) {
-        best = median;
+      if (const double value_ms = median(ms[i]); value_ms < best) {
+        best = value_ms;
         best_value = value;
       }
       ++i;
     }
-    const double choice = median_ms(ms.front());
+    const double choice = median(ms.front());
     size["best"] = best_value;
     size["ratio"] = std::min(best, choice) / choice;  // the choice's speed over the fastest's
     result["sizes"].push_back(size);
@@ -131,7 +125,7 @@ Verdict check_sweep_speedup(int lab) {
   if (setup.refusal) return *setup.refusal;
   nlohmann::json& figures = setup.figures;
   const LabInfo& info = lab_info(lab);
-  const double required = settings().min_speedup.value_or(info.min_speedup);
+  const double required = minimum_speedup(lab);
   auto failed = [&figures](const std::string& summary, const std::string& message) {
     return fail(summary, message, figures);
   };
@@ -143,8 +137,7 @@ Verdict check_sweep_speedup(int lab) {
     std::vector<KernelLaunch> kernels;
     const RunOnce once = run_once(setup.lab.info, check.host.front(), check.references.front(), &kernels);
     if (const std::string problem = problem_text(once, lab_title(lab), "n = " + size_text(largest)); !problem.empty())
-      return failed("not correct yet",
-                    problem + "\nThe speed test waits until the lab is correct (labN.correctness).\n" + doc_line(lab));
+      return not_correct_for_timing(lab, problem, figures);
     std::string traffic_note;
     if (auto refusal =
             timed_code_differs(lab, kernels, check.host.front(), setup.gpu_alone.empty(), &traffic_note))
@@ -189,8 +182,7 @@ Verdict check_sweep_speedup(int lab) {
     }
     figures["ratio"] = worst;
     message << traffic_note << "\n";
-    if (!setup.gpu_alone.empty())
-      message << "GPU alone: " << setup.gpu_alone << ". This figure rests on the GPU's own correctness verdicts.\n";
+    message << gpu_alone_line(setup.gpu_alone);
     if (!settings().results_dir.empty()) {
       const std::string path = settings().results_dir + "/lab" + std::to_string(lab) + "-sweep.svg";
       if (std::ofstream(path) << sweep_svg(sweep)) message << "The sweep as a chart: " << path << "\n";

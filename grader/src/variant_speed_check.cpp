@@ -1,6 +1,5 @@
 #include "variant_speed_check.hpp"
 
-#include <algorithm>
 #include <memory>
 #include <sstream>
 
@@ -11,23 +10,12 @@
 #include "kernel_trace.hpp"
 #include "records.hpp"
 #include "run_once.hpp"
-#include "settings.hpp"
 #include "speed_check.hpp"
 #include "speed_gate.hpp"
 #include "timed_lab.hpp"
 #include "timing.hpp"
 
 namespace reduce_lab::grader {
-
-namespace {
-
-double median_of(std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
-  const std::size_t half = ms.size() / 2;
-  return ms.size() % 2 ? ms[half] : (ms[half - 1] + ms[half]) / 2;
-}
-
-}  // namespace
 
 Verdict check_variant_speedup(int lab) {
   const LabInfo& info = lab_info(lab);
@@ -37,7 +25,7 @@ Verdict check_variant_speedup(int lab) {
   auto failed = [&figures](const std::string& summary, const std::string& message) {
     return fail(summary, message, figures);
   };
-  const double required = settings().min_speedup.value_or(info.min_speedup);
+  const double required = minimum_speedup(lab);
   const unsigned first = info.variants.front();
   const std::string first_name = variant_text(lab, first);
   const bool emulator_judged = setup.gpu_alone.empty();
@@ -57,9 +45,7 @@ Verdict check_variant_speedup(int lab) {
       const RunOnce once =
           run_once(setup.lab.info, inputs.host.front(), inputs.references.front(), &kernels, variant);
       if (const std::string problem = problem_text(once, name, "n = " + size_text(n)); !problem.empty())
-        return failed("not correct yet", problem +
-                                             "\nThe speed test waits until the lab is correct (labN.correctness).\n" +
-                                             doc_line(lab));
+        return not_correct_for_timing(lab, problem, figures);
       std::string note;
       const char* not_compared =
           variant == first ? nullptr : "Nsight Compute measures the first variant's traffic only";
@@ -95,7 +81,7 @@ Verdict check_variant_speedup(int lab) {
 
     const DeviceFacts facts = device_facts();
     const double bytes = 4.0 * static_cast<double>(n);
-    const double first_ms = median_of(samples.front());
+    const double first_ms = median(samples.front());
     figures["device"] = facts.name;
     figures["variant_name"] = info.variant_name;
     figures["variants"] = nlohmann::json::array();
@@ -104,7 +90,7 @@ Verdict check_variant_speedup(int lab) {
     unsigned best_variant = first;
     for (std::size_t i = 0; i < info.variants.size(); ++i) {
       const unsigned variant = info.variants[i];
-      const double ms = median_of(samples[i]);
+      const double ms = median(samples[i]);
       const double ratio = first_ms / ms;
       nlohmann::json entry = sample_figures(samples[i], bytes);
       entry["variant"] = variant;
@@ -129,9 +115,7 @@ Verdict check_variant_speedup(int lab) {
             << " at " << format("%.2fx", best) << " (required at least " << format("%.2fx", required)
             << ": no slower than " << first_name << " by more than the noise).\n"
             << traffic_note << "\n";
-    if (!setup.gpu_alone.empty())
-      message << "GPU alone: " << setup.gpu_alone << ". This figure rests on the GPU's own correctness verdicts, which "
-              << "a barrier in a divergent branch can pass (the emulator reports it as a deadlock).\n";
+    message << gpu_alone_line(setup.gpu_alone);
     const std::string summary = "best " + variant_text(lab, best_variant) + " " + format("%.2fx", best) + " (min " +
                                 format("%.2fx", required) + (setup.gpu_alone.empty() ? ")" : "; GPU alone)");
     if (best >= required) return pass(summary, message.str(), figures);
@@ -140,11 +124,7 @@ Verdict check_variant_speedup(int lab) {
             << doc_line(lab);
     return failed(summary, message.str());
   } catch (const std::exception& e) {
-    const Fault fault = classify_fault(e.what());
-    const std::string summary =
-        fault.kind == FaultKind::failed ? "fault while timing" : fault_summary(fault, "n = " + std::to_string(n));
-    return failed(summary, lab_title(lab) + " failed while being timed: " + e.what() + "\n" +
-                               doc_line(lab, fault_hint(fault.kind)));
+    return timing_fault(lab, e.what(), "n = " + std::to_string(n), figures);
   }
 }
 
