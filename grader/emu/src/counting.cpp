@@ -248,11 +248,10 @@ void Runner::flush(Warp& warp, unsigned warp_index) {
 }  // namespace detail
 }  // namespace reduce_emu
 
-namespace reduce_lab {
-namespace detail {
+namespace reduce_emu {
 
-void* count_access(Access kind, const void* address, unsigned bytes, const void* origin) {
-  using namespace reduce_emu::detail;
+void* count_access(reduce_lab::Access kind, const void* address, unsigned bytes, const void* origin) {
+  using namespace detail;
   Thread* thread = current_thread;
   if (thread == nullptr) {
     // Host code holds device pointers but cannot dereference them, on a GPU as here.
@@ -268,5 +267,4 @@ void* count_access(Access kind, const void* address, unsigned bytes, const void*
   return kit;
 }
 
-}  // namespace detail
-}  // namespace reduce_lab
+}  // namespace reduce_emu

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -153,6 +154,18 @@ std::string demangled_symbol(const void* address);
 std::string short_file(const char* path);
 std::string coords_text(uint3 c);  // "(x,y,z)"
 
+// The scheduler's helpers, shared by its files (scheduler, barriers, warp_sync, launch).
+inline unsigned long long splitmix64(unsigned long long& state) {
+  unsigned long long z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+const char* op_name(WarpOp op);                          // "__shfl_down_sync" (warp_sync.cpp)
+std::string ranges_text(const std::vector<unsigned>& ids);  // "0-63, 65" (barriers.cpp)
+std::size_t fiber_stack_bytes();                         // REDUCE_LAB_EMU_STACK_KIB (launch.cpp)
+void ensure_signal_stack();                              // per OS thread that runs fibers (launch.cpp)
+
 }  // namespace detail
 }  // namespace reduce_emu
 
@@ -295,6 +308,11 @@ class Runner {
 
 // The thread whose fiber runs on this OS thread right now (null outside kernels).
 extern __thread Thread* current_thread __attribute__((tls_model("initial-exec")));
+
+// Two threads wait at the same sync point: the same line of the same file.
+inline bool same_place(const Thread& a, const Thread& b) {
+  return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0);
+}
 
 }  // namespace detail
 }  // namespace reduce_emu

@@ -1,12 +1,11 @@
 // Shared-memory accesses (design §11): every element access of a counted __shared__ array
-// (reduce_lab/shared.cuh) is logged beside the global ones, keyed by its call site, and
-// grouped into the same warp instructions when the warp converges (counting.cpp); each
-// grouped shared instruction then costs the wavefronts BankTally counts.
+// (reduce_lab/shared.cuh calls count_shared_access) is logged beside the global ones, keyed by
+// its call site, and grouped into the same warp instructions when the warp converges
+// (counting.cpp); each grouped shared instruction then costs the wavefronts BankTally counts.
 
 #include "internal.h"
 
 #include <reduce_lab/bank_tally.h>
-#include <reduce_lab/shared.cuh>
 
 __thread unsigned char reduce_emu_shared_observed __attribute__((tls_model("initial-exec"))) = 0;
 
@@ -33,19 +32,17 @@ void add_shared_totals(const reduce_lab::Counters& totals, reduce_lab::Counters*
 }  // namespace detail
 }  // namespace reduce_emu
 
-namespace reduce_lab {
-namespace detail {
+namespace reduce_emu {
 
-void count_shared(Access kind, const volatile void* address, unsigned bytes) {
-  using namespace reduce_emu::detail;
+void count_shared_access(reduce_lab::Access kind, const volatile void* address, unsigned bytes) {
+  using namespace detail;
   Thread* thread = current_thread;
   if (thread == nullptr) return;  // host code: a __shared__ variable outside any kernel
   Runner& runner = *thread->runner;
   if (!runner.counting) return;
-  runner.log_access(*thread, static_cast<Access>(kSharedKindBase + static_cast<unsigned>(kind)),
+  runner.log_access(*thread, static_cast<reduce_lab::Access>(kSharedKindBase + static_cast<unsigned>(kind)),
                     reinterpret_cast<std::uintptr_t>(address), bytes, __builtin_return_address(0),
                     const_cast<const void*>(address));
 }
 
-}  // namespace detail
-}  // namespace reduce_lab
+}  // namespace reduce_emu

@@ -113,7 +113,10 @@ __device__ __forceinline__ void* count_access(Access kind, const void* address, 
   }
   return const_cast<void*>(address);
 }
-#endif  // the emulator declares its own count_access (reduce_emu/emu.h)
+#else
+// The emulator's (reduce_emu/emu.h): it checks the access, logs it and redirects it.
+using ::reduce_emu::count_access;
+#endif
 
 struct GlobalAccess;
 

@@ -36,13 +36,10 @@ template <class T>
 constexpr bool always_false = false;
 
 #if defined(REDUCE_LAB_EMU)
-// grader/emu/src/shared_counting.cpp: logs the access for the warp's instruction grouping,
-// keyed by its call site (the return address), so it stays an out-of-line call.
-__attribute__((noinline)) void count_shared(Access kind, const volatile void* address, unsigned bytes);
-
-// reduce_emu_shared_observed (reduce_emu/emu.h) says whether this launch is counted.
+// The emulator logs the access for the warp's instruction grouping (reduce_emu/emu.h);
+// reduce_emu_shared_observed says whether this launch is counted.
 __device__ __forceinline__ void observe_shared(Access kind, const volatile void* address, unsigned bytes) {
-  if (reduce_emu_shared_observed) count_shared(kind, address, bytes);
+  if (reduce_emu_shared_observed) ::reduce_emu::count_shared_access(kind, address, bytes);
 }
 #else
 // One warp instruction's shared-memory wavefronts, counted as the hardware splits it: an

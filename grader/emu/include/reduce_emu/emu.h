@@ -363,17 +363,24 @@ inline unsigned atomicDec(unsigned* a, unsigned limit) {
 // ---------------------------------------------------------------------------------------
 // Counting and launching.
 
-namespace reduce_lab {
-namespace detail {
-// Called by Global<T> before every element access (global.cuh). It checks the access
-// against the allocation `origin` lies in, logs it for the warp's instruction grouping,
-// keyed by the call site (its return address, so it must stay an out-of-line call), and
-// returns the address to perform the access through: device memory is mapped twice, and
-// only the kit's own mapping may be touched (see runtime.cpp).
-__attribute__((noinline)) void* count_access(Access kind, const void* address, unsigned bytes,
+namespace reduce_emu {
+// The two calls the kit's memory types make into the emulator. The emulator declares them and
+// the lab-facing headers call them (reduce_lab/global.cuh, shared.cuh); the emulator itself
+// names nothing of those headers but the ABI's types, so the arrows run one way.
+//
+// Called by Global<T> before every element access. It checks the access against the
+// allocation `origin` lies in, logs it for the warp's instruction grouping, keyed by the call
+// site (its return address, so it must stay an out-of-line call), and returns the address to
+// perform the access through: device memory is mapped twice, and only the kit's own mapping
+// may be touched (see runtime.cpp).
+__attribute__((noinline)) void* count_access(reduce_lab::Access kind, const void* address, unsigned bytes,
                                              const void* origin);
-}  // namespace detail
-}  // namespace reduce_lab
+// Called by a counted __shared__ array's element access while the launch is counted
+// (reduce_emu_shared_observed below): logged beside the global accesses, keyed by its call
+// site, so it too stays an out-of-line call.
+__attribute__((noinline)) void count_shared_access(reduce_lab::Access kind, const volatile void* address,
+                                                   unsigned bytes);
+}  // namespace reduce_emu
 
 // Nonzero while the running launch is counted: shared-memory accesses (reduce_lab/shared.cuh)
 // call into the emulator only then, so an uncounted run pays one thread-local load each.
