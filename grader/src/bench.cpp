@@ -33,6 +33,62 @@ namespace {
 // A row lab is benched once it is right on this matrix: rows of an odd length, past a warp.
 constexpr Shape kRowsCheckShape{100, 33};
 
+// The block-size table's n: the speed tests' size, or the sweep's largest if smaller.
+constexpr std::size_t kBlockSizeTableFloats = std::size_t{1} << 26;
+
+// One lab's median time and GB/s at n (4 bytes x n / median), its result checked every sample.
+nlohmann::json time_lab_at(const ModuleInfo* module, unsigned variant, const std::string& title,
+                           const DeviceBuffer& pristine, std::size_t n, const Reference& ref, L2Flush& flush,
+                           int samples) {
+  LabRunner runner(module, DType::f32, Op::sum, Flavor::counted, variant);
+  runner.allocate_for_timing(n);
+  std::optional<RunOutcome> last;
+  auto prepare = [&] {
+    runner.load(pristine);  // labs 1-2 reduce in place
+    flush();
+  };
+  auto verify = [&] {
+    last = runner.finish();
+    if (!last->ran) throw std::runtime_error(title + " at n = " + size_text(n) + ": " + last->error);
+    return compare(last->value, ref, DType::f32, n).ok;
+  };
+  const Timed timed = time_samples(samples, prepare, [&] { runner.enqueue(); }, verify);
+  nlohmann::json point = sample_figures(timed.ms, 4.0 * static_cast<double>(n));
+  point["n"] = n;
+  point["ok"] = !timed.wrong;
+  return point;
+}
+
+// Every variant of a lab with block sizes (lab 9's K) in its own block size and each of the
+// plan's others, at n: {"lab", "n", "block_sizes", "series": [{"variant", "points": [{"block_size", ...}]}]}.
+nlohmann::json bench_block_sizes(int lab, const ModuleInfo* module, int samples, std::size_t n, L2Flush& flush) {
+  const LabInfo& info = lab_info(lab);
+  std::vector<unsigned> sizes = info.block_sizes;
+  sizes.push_back(0);  // the module's own (1024)
+  const HostArray input = make_input(Pattern::uniform, DType::f32, n);
+  const Reference ref = reference(input, Op::sum);
+  DeviceBuffer pristine(n, sizeof(float));
+  pristine.upload(input.data(), n * sizeof(float));
+  nlohmann::json table = {{"lab", lab}, {"name", lab_title(lab)}, {"device", device_facts().name},
+                          {"variant_name", info.variant_name}, {"n", n}, {"samples", samples},
+                          {"series", nlohmann::json::array()}};
+  for (unsigned variant : info.variants) {
+    nlohmann::json series = {{"variant", variant}, {"points", nlohmann::json::array()}};
+    for (unsigned size : sizes) {
+      const unsigned asked = with_block_size(variant, size);
+      nlohmann::json point =
+          time_lab_at(module, asked, lab_title(lab) + " at " + variant_text(lab, asked), pristine, n, ref, flush, samples);
+      point["block_size"] = size == 0 ? 1024u : size;
+      series["points"].push_back(point);
+    }
+    std::sort(series["points"].begin(), series["points"].end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+      return a["block_size"].get<unsigned>() < b["block_size"].get<unsigned>();
+    });
+    table["series"].push_back(series);
+  }
+  return table;
+}
+
 }  // namespace
 
 nlohmann::json run_bench(const BenchPlan& plan) {
@@ -126,25 +182,9 @@ nlohmann::json run_bench(const BenchPlan& plan) {
     DeviceBuffer pristine(n, sizeof(float));
     pristine.upload(input.data(), n * sizeof(float));
     bench["sizes"].push_back(n);
-    for (Contender& contender : labs) {
-      LabRunner runner(contender.module, DType::f32, Op::sum, Flavor::counted, contender.variant);
-      runner.allocate_for_timing(n);
-      std::optional<RunOutcome> last;
-      auto prepare = [&] {
-        runner.load(pristine);  // labs 1-2 reduce in place
-        flush();
-      };
-      auto verify = [&] {
-        last = runner.finish();
-        if (!last->ran) throw std::runtime_error(lab_title(contender.lab) + " at n = " + size_text(n) + ": " + last->error);
-        return compare(last->value, ref, DType::f32, n).ok;
-      };
-      const Timed timed = time_samples(samples, prepare, [&] { runner.enqueue(); }, verify);
-      nlohmann::json point = sample_figures(timed.ms, 4.0 * static_cast<double>(n));
-      point["n"] = n;
-      point["ok"] = !timed.wrong;
-      contender.series["points"].push_back(point);
-    }
+    for (Contender& contender : labs)
+      contender.series["points"].push_back(time_lab_at(contender.module, contender.variant, lab_title(contender.lab),
+                                                       pristine, n, ref, flush, samples));
 #if defined(REDUCE_LAB_HAVE_CUB)
     nlohmann::json cub = time_cub(pristine, n, ref, flush, samples);
     cub["n"] = n;
@@ -160,6 +200,20 @@ nlohmann::json run_bench(const BenchPlan& plan) {
   if (!cub_series["points"].empty()) bench["series"].push_back(cub_series);
   bench["series"].push_back(copy_series);
 
+  // A lab whose variants also run in other block sizes (lab 9): each variant in each, at one n.
+  for (int lab = 1; lab <= lab_count(); ++lab) {
+    const auto found = std::find_if(labs.begin(), labs.end(), [lab](const Contender& c) { return c.lab == lab; });
+    if (lab_info(lab).block_sizes.empty() || found == labs.end()) continue;
+    const std::size_t n = std::min(kBlockSizeTableFloats, std::size_t{1} << plan.high_log);
+    std::printf("%s: every %s in every block size at n = %s ...\n", lab_title(lab).c_str(),
+                lab_info(lab).variant_name.c_str(), size_text(n).c_str());
+    std::fflush(stdout);
+    try {
+      bench["block_sizes"] = bench_block_sizes(lab, found->module, samples, n, flush);
+    } catch (const std::exception& error) {
+      bench["left_out"].push_back({{"lab", lab}, {"name", lab_title(lab) + "'s block sizes"}, {"why", error.what()}});
+    }
+  }
   if (sweep_lab) {
     // The lab's own speed test's sweep, at its sizes up to the sweep's largest (a quick run's
     // --sizes may leave none).
@@ -233,9 +287,39 @@ std::string bench_table(const nlohmann::json& bench) {
   out << "\n'!' marks a size where a timed result was wrong.\n";
   if (bench.contains("rows")) out << "\n" << bench_rows_table(bench["rows"]);
   if (bench.contains("sweep")) out << "\n" << sweep_table(bench["sweep"]);
+  if (bench.contains("block_sizes")) out << "\n" << block_sizes_table(bench["block_sizes"]);
   for (const nlohmann::json& left : bench["left_out"])
     out << left["name"].get<std::string>() << " was left out: " << left["why"].get<std::string>() << "\n";
   for (const nlohmann::json& note : bench["notes"]) out << "Note: " << note.get<std::string>() << "\n";
+  return out.str();
+}
+
+std::string block_sizes_table(const nlohmann::json& table) {
+  std::ostringstream out;
+  const std::string name = table["variant_name"].get<std::string>();
+  out << table["name"].get<std::string>() << " on " << table["device"].get<std::string>() << ": GB/s at n = "
+      << size_text(table["n"].get<std::size_t>()) << " (4 bytes x n / median of " << table["samples"].get<int>()
+      << " samples), every " << name << " in every block size\n";
+  char cell[32];
+  std::snprintf(cell, sizeof cell, "%-8s", "threads");
+  out << cell;
+  for (const nlohmann::json& series : table["series"]) {
+    std::snprintf(cell, sizeof cell, " %9s", (name + " = " + std::to_string(series["variant"].get<unsigned>())).c_str());
+    out << cell;
+  }
+  out << "\n";
+  const nlohmann::json& first = table["series"].at(0)["points"];
+  for (std::size_t row = 0; row < first.size(); ++row) {
+    std::snprintf(cell, sizeof cell, "%-8u", first[row]["block_size"].get<unsigned>());
+    out << cell;
+    for (const nlohmann::json& series : table["series"]) {
+      const nlohmann::json& point = series["points"].at(row);
+      std::snprintf(cell, sizeof cell, " %9s",
+                    (format("%.0f", point["gbs"].get<double>()) + (point.value("ok", true) ? "" : "!")).c_str());
+      out << cell;
+    }
+    out << "\n";
+  }
   return out.str();
 }
 

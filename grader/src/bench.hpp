@@ -25,7 +25,9 @@ constexpr std::size_t kRowsTableFloats = std::size_t{1} << 26;
 // bench.json: for each size that fits in the device's free memory, every lab that is right at
 // the smallest size, CUB and the copy: median time, spread and GB/s. Prints progress.
 // A row lab (lab 8) right on a small matrix gets "rows" instead, its table (bench_rows() in
-// rows_speed_check.hpp) on a matrix of kRowsTableFloats or 2^high_log floats, the smaller.
+// rows_speed_check.hpp) on a matrix of kRowsTableFloats or 2^high_log floats, the smaller. A lab
+// whose variants also run in other block sizes (lab 9) gets "block_sizes": every variant in
+// every block size at 2^26 floats (or 2^high_log, the smaller).
 nlohmann::json run_bench(const BenchPlan& plan);
 
 // The sweep as two tables (GB/s, then median ms): sizes down, contenders across; then the
@@ -35,5 +37,8 @@ std::string bench_table(const nlohmann::json& bench);
 // The rows table (bench.json's "rows", --bench-rows's rows.json): one row length per line, the
 // lab's and CUB's median ms and GB/s, their share of the copy bandwidth, and CUB's time over the lab's.
 std::string bench_rows_table(const nlohmann::json& rows);
+
+// bench.json's "block_sizes" (lab 9): a row per block size, a column per variant, GB/s.
+std::string block_sizes_table(const nlohmann::json& table);
 
 }  // namespace reduce_lab::grader

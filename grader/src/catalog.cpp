@@ -130,7 +130,17 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
       for (const json& value : values) {
         if (!value.is_number_unsigned() || value.get<unsigned>() == 0)
           throw bad(at, "'values' must be a list of whole numbers above 0, not " + value.dump());
+        if (value.get<unsigned>() > 0xffffu) throw bad(at, "'values' must be below 65536, not " + value.dump());
         lab.variants.push_back(value.get<unsigned>());
+      }
+      if (variants.contains("block_sizes")) {
+        const json& sizes = field(variants, "block_sizes", at);
+        if (!sizes.is_array()) throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024");
+        for (const json& size : sizes) {
+          if (!size.is_number_unsigned() || size.get<unsigned>() == 0 || size.get<unsigned>() > 1024)
+            throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024, not " + size.dump());
+          lab.block_sizes.push_back(size.get<unsigned>());
+        }
       }
     }
     if (plan.contains("sweep")) {
@@ -231,8 +241,14 @@ std::string lab_title(int number) {
 std::string variant_text(int number, unsigned variant) {
   const LabInfo& lab = lab_info(number);
   if (variant == 0 || lab.variant_name.empty()) return std::string();
-  return lab.variant_name + " = " + std::to_string(variant);
+  const std::string text = lab.variant_name + " = " + std::to_string(variant_value(variant));
+  if (variant_block_size(variant) == 0) return text;
+  return text + ", " + std::to_string(variant_block_size(variant)) + " threads a block";
 }
+
+unsigned with_block_size(unsigned variant, unsigned block_size) { return variant_value(variant) | block_size << 16; }
+unsigned variant_value(unsigned variant) { return variant & 0xffffu; }
+unsigned variant_block_size(unsigned variant) { return variant >> 16; }
 
 std::string lab_source(int number) {
   return settings().source_folder + "/" + lab_info(number).stem + ".cu";

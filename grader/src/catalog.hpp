@@ -43,6 +43,10 @@ struct LabInfo {
   // ceil(log_K(block size)) (labs.json: "max_barriers_per_block": "ceil(log_K(block size))").
   std::string variant_name;  // "K"; empty for a lab without variants
   std::vector<unsigned> variants{0};
+  // Block sizes the variants also run in besides the module's own (labs.json's variants
+  // "block_sizes": lab 9's 512, 256 and 128 threads beside its 1024): some correctness cases and
+  // ./lab bench pass the size to the module with the variant (with_block_size). Empty: none.
+  std::vector<unsigned> block_sizes;
   bool barriers_per_fan_in_step = false;
   // A lab whose speed test times its own choice of a parameter against a sweep of it, at each of
   // `sizes` (lab 10: the coarsening factor, labs.json's plan "sweep"); the module runs its choice
@@ -81,8 +85,15 @@ const std::vector<std::string>& check_names();
 // "lab 3 (shared-memory)"
 std::string lab_title(int number);
 
-// How a case names a variant of lab `number`: "K = 4"; empty for variant 0 or a lab without.
+// How a case names a variant of lab `number`: "K = 4", "K = 4, 512 threads a block"; empty for
+// variant 0 or a lab without.
 std::string variant_text(int number, unsigned variant);
+
+// A variant run in blocks of `block_size` threads (Call::variant's bits above 16, module.cuh), and
+// its two parts back: the variant itself and the block size (0: the module's own).
+unsigned with_block_size(unsigned variant, unsigned block_size);
+unsigned variant_value(unsigned variant);
+unsigned variant_block_size(unsigned variant);
 
 // Where the lab being graded lives, for messages: "labs/03_shared_memory.cu".
 std::string lab_source(int number);

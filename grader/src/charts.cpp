@@ -529,6 +529,36 @@ std::string sweep_svg(const nlohmann::json& sweep) {
   return line_chart_svg(chart);
 }
 
+std::string block_sizes_svg(const nlohmann::json& table) {
+  LineChart chart;
+  const std::string device = table.value("device", ""), name = table.value("variant_name", "");
+  chart.document_title = "reduction-labs bench: block sizes";
+  chart.title = "GB/s against the block size" + (device.empty() ? "" : " on " + device);
+  chart.subtitle = table.value("name", "") + ", n = " + size_text(static_cast<std::size_t>(number_at(table, "n"))) +
+                   " floats: 4 n / median time of " + std::to_string(table.value("samples", 0)) +
+                   " samples, a line per " + name;
+  chart.x_label = "threads a block";
+  chart.y_label = "GB/s";
+  static const char* const kColours[] = {"#8e24aa", "#f4511e", "#00897b", "#1565c0", "#6d4c41", "#546e7a"};
+  std::size_t index = 0;
+  double smallest = 1024, largest = 1;
+  for (const nlohmann::json& series : table["series"]) {
+    ChartSeries line;
+    line.name = name + " = " + std::to_string(series.value("variant", 0u));
+    line.colour = kColours[index++ % 6];
+    line.width = 2;
+    for (const nlohmann::json& point : series["points"]) {
+      const double size = number_at(point, "block_size");
+      smallest = std::min(smallest, size);
+      largest = std::max(largest, size);
+      line.points.emplace_back(size, number_at(point, "gbs"));
+    }
+    chart.series.push_back(line);
+  }
+  for (double tick = smallest; tick <= largest * 1.0001; tick *= 2) chart.x_ticks.emplace_back(tick, format("%.0f", tick));
+  return line_chart_svg(chart);
+}
+
 std::string bench_rows_svg(const nlohmann::json& rows) {
   LineChart chart;
   const std::string device = rows.value("device", "");

@@ -56,6 +56,9 @@ std::string bench_rows_svg(const nlohmann::json& rows);
 // and the gate drawn across.
 std::string sweep_svg(const nlohmann::json& sweep);
 
+// bench.json's "block_sizes" (lab 9): GB/s against the block size, a line per variant (K).
+std::string block_sizes_svg(const nlohmann::json& table);
+
 // Text made safe for SVG (XML) text and attribute values.
 std::string xml_escaped(const std::string& text);
 

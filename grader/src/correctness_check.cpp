@@ -27,7 +27,8 @@ std::size_t case_count(const CorrectnessPlan& plan) {
   return (plan.sizes.size() + plan.shapes.size() +
           (plan.special_sizes.size() + plan.special_shapes.size()) * plan.special_patterns.size()) *
              plan.dtypes.size() * plan.ops.size() * plan.variants.size() +
-         plan.once_sizes.size() + plan.once_shapes.size();
+         plan.once_sizes.size() + plan.once_shapes.size() +
+         plan.special_sizes.size() * plan.dtypes.size() * plan.ops.size() * plan.block_variants.size();
 }
 
 namespace {
@@ -168,8 +169,11 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           wrong.push_back(unsupported);
           continue;
         }
-        for (unsigned variant : plan.variants) {
+        std::vector<unsigned> variants = plan.variants;
+        variants.insert(variants.end(), plan.block_variants.begin(), plan.block_variants.end());
+        for (unsigned variant : variants) {
           LabRunner runner(module, dtype, op, Flavor::plain, variant);
+          const unsigned block_size = variant_block_size(variant);
           const std::string variant_label = variant_text(lab, variant);
           const bool rows = module->kind == LabKind::rows;
           auto run_case = [&](Shape shape, Pattern pattern) {
@@ -188,6 +192,17 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
             if (!outcome.ran) {
               fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
               throw Stop{};  // a kernel fault can leave the device unusable; stop here
+            }
+            if (block_size != 0 && outcome.launches.blocks != 0 &&
+                outcome.launches.warps / outcome.launches.blocks != (block_size + 31) / 32) {
+              WrongCase w{what,
+                          "launched blocks of " +
+                              std::to_string(outcome.launches.warps / outcome.launches.blocks * 32) +
+                              " threads, not the " + std::to_string(block_size) +
+                              " the grader asked for: launch with the block_dim your host code is given",
+                          NAN, 0, false, {}, outcome.launches.blocks};
+              wrong.push_back(std::move(w));
+              return false;
             }
             const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
             const WrongRows found = wrong_rows(outcome.values, refs, dtype, shape.columns);
@@ -213,6 +228,11 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
           std::vector<Shape> shapes = plan.shapes, special_shapes = plan.special_shapes;
           for (std::size_t n : plan.sizes) shapes.push_back({1, n});
           for (std::size_t n : plan.special_sizes) special_shapes.push_back({1, n});
+          if (block_size != 0) {  // the special sizes with random inputs: the tree in another block size
+            shapes.clear();
+            for (std::size_t n : plan.special_sizes) shapes.push_back({1, n});
+            special_shapes.clear();
+          }
           if (dtype == plan.dtypes.front() && op == plan.ops.front() && variant == plan.variants.front()) {
             shapes.insert(shapes.end(), plan.once_shapes.begin(), plan.once_shapes.end());
             for (std::size_t n : plan.once_sizes) shapes.push_back({1, n});

@@ -27,13 +27,17 @@ struct CorrectnessPlan {
   // A lab's variants (catalog.hpp: lab 9's fan-in K), each graded on the whole plan; the once
   // sizes run in the first only. {0}: a lab without.
   std::vector<unsigned> variants{0};
+  // Each variant again in other block sizes (catalog.hpp's with_block_size: lab 9's 512, 256 and
+  // 128 threads), on the special sizes with random inputs only; each run must launch that size.
+  std::vector<unsigned> block_variants;
   // Random sizes stop after this many wrong ones (per type and op); the other patterns still run.
   int stop_after_wrong = 6;
   Origin origin = Origin::graded;
 };
 
 // The cases a plan runs when every one passes: (sizes + special sizes x patterns) x types x ops
-// x variants, plus the once sizes (shapes in place of sizes for a row lab).
+// x variants, plus the once sizes and the block variants' special sizes (shapes in place of
+// sizes for a row lab).
 std::size_t case_count(const CorrectnessPlan& plan);
 
 // Powers of two from `low` to `high`.

@@ -241,7 +241,7 @@ Verdict check_traffic(int lab, const TrafficPlan& plan) {
               plan.elements_per_block ? (n + plan.elements_per_block - 1) / plan.elements_per_block : outcome.launches.blocks;
           const double barriers = outcome.launches.warps ? static_cast<double>(c.barrier_warps) / outcome.launches.warps : 0;
           const unsigned barrier_bound = plan.barriers_per_fan_in_step
-                                             ? fan_in_steps(variant, threads_per_block(outcome.launches))
+                                             ? fan_in_steps(variant_value(variant), threads_per_block(outcome.launches))
                                              : plan.max_barriers_per_block;
           std::string wrong;
           auto found = [&](TrafficProblem problem, const std::string& line) {

@@ -82,6 +82,8 @@ CorrectnessPlan correctness_plan(int lab, PlanFor where) {
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
   plan.variants = info.variants;
+  for (unsigned block_size : info.block_sizes)
+    for (unsigned variant : info.variants) plan.block_variants.push_back(with_block_size(variant, block_size));
   return plan;
 }
 

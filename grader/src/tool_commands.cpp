@@ -68,6 +68,10 @@ int bench_command(int argc, char** argv) {
       write_text((out / "bench-sweep.svg").string(), sweep_svg(bench["sweep"]));
       std::printf(", %s", (out / "bench-sweep.svg").string().c_str());
     }
+    if (bench.contains("block_sizes")) {
+      write_text((out / "bench-block-sizes.svg").string(), block_sizes_svg(bench["block_sizes"]));
+      std::printf(", %s", (out / "bench-block-sizes.svg").string().c_str());
+    }
     std::printf("\n");
     return 0;
   };

@@ -165,9 +165,14 @@ std::vector<Claim> claims() {
 
   // Lab 9: lab 4's plan in every fan-in K (its variants); the emulator's once sizes at the first K only.
   const std::string nine = "docs/09-fan-in.md";
-  const std::size_t fan_ins = correctness_plan(9).variants.size();
-  all.push_back({nine, row(9, "correctness"), "Lab 4's {n} inputs in every K: {n} cases on a GPU, {n} on the emulator",
-                 {number(cases(9) / fan_ins), number(cases(9)), number(emulator_cases(9))}});
+  const CorrectnessPlan nine_plan = correctness_plan(9);
+  const std::size_t fan_ins = nine_plan.variants.size();
+  const std::size_t block_cases = nine_plan.block_variants.size() * nine_plan.special_sizes.size();
+  std::vector<std::size_t> other_blocks(lab_info(9).block_sizes.begin(), lab_info(9).block_sizes.end());
+  all.push_back({nine, row(9, "correctness"), "Lab 4's {n} inputs in every K, and in every K its special sizes n = {list} again in blocks of {list} threads",
+                 {number((cases(9) - block_cases) / fan_ins), list(nine_plan.special_sizes), list(other_blocks)}});
+  all.push_back({nine, row(9, "correctness"), "launch that block size: {n} cases on a GPU, {n} on the emulator",
+                 {number(cases(9)), number(emulator_cases(9))}});
   all.push_back({nine, row(9, "correctness"), "which runs {list} at K = {n} only",
                  {list(correctness_plan(9, PlanFor::emulator).once_sizes),
                   number(correctness_plan(9).variants.front())}});

@@ -66,7 +66,8 @@ struct Call {
   unsigned long long output_capacity;
   Counters* device_counters;     // counting builds add here (device memory); null otherwise
   int synchronize;               // wait for the kernels and check their errors before returning
-  unsigned variant;              // labs with variants (lab 9's fan-in K): which one; 0 the module's first
+  unsigned variant;              // labs with variants (lab 9's fan-in K): which one; 0 the module's first.
+                                 // Lab 9: the block size in the bits above 16 (module.cuh)
 
   // Filled in by the module.
   unsigned long long outputs_written;  // multipass: values this pass produced

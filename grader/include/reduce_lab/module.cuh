@@ -200,8 +200,10 @@ int run_type_and_op(Call* call) {
                             &::reduce_lab::detail::every_type_and_op,                            \
                             &::reduce_lab::detail::run_type_and_op<reduce_lab_generated::RunOne>)
 
-// Lab 9: REDUCE<K>(input, output, n) leaves the sum of any n >= 1 floats in output[0], its
-// block's tree adding K values a step, for K in 2, 4, 8 and 16 (Call::variant; 0 means 2).
+// Lab 9: REDUCE<K>(input, output, n, block_dim) leaves the sum of any n >= 1 floats in output[0],
+// in blocks of block_dim threads whose tree adds K values a step, for K in 2, 4, 8 and 16.
+// Call::variant is K (0 means 2) in its low 16 bits and the block size above them (0 means
+// 1024, the size every check but correctness's block-size cases runs).
 #define REDUCE_LAB_FAN_IN(LAB, NAME, REDUCE)                                                      \
   namespace reduce_lab_generated {                                                               \
   inline int run_fan_in(::reduce_lab::Call* call) {                                              \
@@ -209,13 +211,15 @@ int run_type_and_op(Call* call) {
       const ::reduce_lab::Global<const float> input(static_cast<const float*>(call->input));     \
       const ::reduce_lab::Global<float> output(static_cast<float*>(call->output));               \
       const unsigned n = static_cast<unsigned>(call->n);                                         \
-      switch (call->variant) {                                                                   \
+      const unsigned block_dim = (call->variant >> 16) != 0 ? call->variant >> 16 : 1024u;       \
+      switch (call->variant & 0xffffu) {                                                         \
         case 0:                                                                                  \
-        case 2: call->variant_used = 2; REDUCE<2>(input, output, n); break;                      \
-        case 4: REDUCE<4>(input, output, n); break;                                              \
-        case 8: REDUCE<8>(input, output, n); break;                                              \
-        case 16: REDUCE<16>(input, output, n); break;                                            \
-        default: throw std::runtime_error("this lab has no fan-in K = " + std::to_string(call->variant)); \
+        case 2: call->variant_used = 2; REDUCE<2>(input, output, n, block_dim); break;           \
+        case 4: REDUCE<4>(input, output, n, block_dim); break;                                   \
+        case 8: REDUCE<8>(input, output, n, block_dim); break;                                   \
+        case 16: REDUCE<16>(input, output, n, block_dim); break;                                 \
+        default:                                                                                 \
+          throw std::runtime_error("this lab has no fan-in K = " + std::to_string(call->variant & 0xffffu)); \
       }                                                                                          \
       call->outputs_written = 1;                                                                 \
     });                                                                                          \

@@ -8,20 +8,20 @@
 
 #include <reduce_lab/lab.cuh>
 
-constexpr unsigned BLOCK_DIM = 1024;    // threads per block
-constexpr unsigned COARSE_FACTOR = 2;   // as in lab 5
+constexpr unsigned MAX_BLOCK_DIM = 1024;  // the most threads a block has
+constexpr unsigned COARSE_FACTOR = 2;      // as in lab 5
 
 template <unsigned K>
 __global__ void FanInSumReductionKernel(Global<const float> input, Global<float> output, unsigned n) {
-    __shared__ float input_s[BLOCK_DIM];
+    __shared__ float input_s[MAX_BLOCK_DIM];
     unsigned int segment = COARSE_FACTOR * 2 * blockDim.x * blockIdx.x;
     unsigned int i = segment + threadIdx.x;
     unsigned int t = threadIdx.x;
     // BEGIN EXERCISE
     float sum = 0.0f;
     for (unsigned int tile = 0; tile < COARSE_FACTOR * 2; ++tile) {
-        if (i + tile * BLOCK_DIM < n) {
-            sum += input[i + tile * BLOCK_DIM];
+        if (i + tile * blockDim.x < n) {
+            sum += input[i + tile * blockDim.x];
         }
     }
     input_s[t] = sum;
@@ -51,12 +51,12 @@ __global__ void FanInSumReductionKernel(Global<const float> input, Global<float>
     // END EXERCISE
 }
 
-// Host code: as lab 5, once for each K.
+// Host code: as lab 5, once for each K, in blocks of block_dim threads.
 template <unsigned K>
-void fan_in_sum(Global<const float> input, Global<float> output, unsigned n) {
+void fan_in_sum(Global<const float> input, Global<float> output, unsigned n, unsigned block_dim) {
     reduce_lab::fill(output, 0.0f);
-    const unsigned blocks = (n + COARSE_FACTOR * 2 * BLOCK_DIM - 1) / (COARSE_FACTOR * 2 * BLOCK_DIM);
-    launch(FanInSumReductionKernel<K>, blocks, BLOCK_DIM, input, output, n);
+    const unsigned blocks = (n + COARSE_FACTOR * 2 * block_dim - 1) / (COARSE_FACTOR * 2 * block_dim);
+    launch(FanInSumReductionKernel<K>, blocks, block_dim, input, output, n);
 }
 
 REDUCE_LAB_FAN_IN(9, "fan-in", fan_in_sum)
