@@ -31,11 +31,12 @@ std::string doc_line(int lab, const std::string& hint) {
 }
 std::string doc_line(int lab) { return doc_line(lab, ""); }
 
-std::string picture_line(int lab) {
+std::string picture_line(int lab, unsigned variant) {
   char svg[32];
   std::snprintf(svg, sizeof svg, "lab%02d.svg", lab);  // as ./lab show names it, after the lab's modules
-  return "\nSee it: ./lab show " + std::to_string(lab) +
-         " draws what your kernel did, step by step, beside the reference's\n"
+  const std::string command = "./lab show " + std::to_string(lab) +
+                              (variant_value(variant) != 0 ? " --variant " + std::to_string(variant_value(variant)) : "");
+  return "\nSee it: " + command + " draws what your kernel did, step by step, beside the reference's\n"
          "(and writes build/grade-emu/show/" + svg + ").";
 }
 

@@ -26,8 +26,9 @@ std::string doc_line(int lab, const std::string& hint);
 std::string doc_line(int lab);
 
 // A wrong or miscounted lab also points at its picture: what the kernel did, step by step,
-// beside the reference's (./lab show, drawn from the emulator's record of a small run).
-std::string picture_line(int lab);
+// beside the reference's (./lab show, drawn from the emulator's record of a small run); in the
+// variant that went wrong where the lab has variants (./lab show 9 --variant 8).
+std::string picture_line(int lab, unsigned variant = 0);
 
 // The standard "not implemented yet" / "does not compile" verdicts, shared by all checks.
 Verdict not_loadable(int lab, const LoadedLab& loaded);

@@ -41,6 +41,7 @@ struct Case {
   std::string label;  // "n = 31", "float max n = 31", "float max 70000 x 3"
   std::size_t rows = 0;  // row labs: the input's rows; 0 otherwise
   std::string variant;   // "K = 4" for a lab with variants; empty otherwise
+  unsigned variant_value = 0;  // Call::variant of the case (with_block_size's bits included)
   std::string where() const {
     const std::string size = rows ? shape_text({rows, n / rows}) : "n = " + std::to_string(n);
     return (variant.empty() ? std::string() : variant + ", ") + dtype_name(dtype) + " " + op_name(op) + ", " + size +
@@ -180,7 +181,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
             const std::size_t n = shape.elements();
             const Case what{dtype, op, n, pattern,
                             case_label(module->kind, dtype, op, n, shape.rows, variant_label), rows ? shape.rows : 0,
-                            variant_label};
+                            variant_label, variant};
             const HostArray& input = input_for(pattern, shape);
             thread_order::use(thread_order::process_seed());  // every case replays from one seed
             const RunOutcome outcome = runner.reduce(input);
@@ -290,7 +291,8 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     if (!wrong.empty())
       message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
     const bool whole_segments = module->kind == LabKind::multipass && is_power_of_two(fault->what.n);
-    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments)) << picture_line(lab);
+    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments))
+            << picture_line(lab, fault->what.variant_value);
     return fail(fault_summary(fault->fault, fault->what.label), message.str(), figures);
   }
   if (!grader_error.empty())
@@ -320,7 +322,8 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
-  message << replay << doc_line(lab, hint) << picture_line(lab);
+  message << replay << doc_line(lab, hint)
+          << picture_line(lab, (race != wrong.end() ? *race : wrong.front()).what.variant_value);
   return fail(summary, message.str(), figures);
 }
 

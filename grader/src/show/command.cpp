@@ -121,11 +121,13 @@ int show_command(int argc, char** argv) {
 namespace {
 
 int draw_command(int argc, char** argv) {
-  if (argc < 3) throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--svg FILE]");
+  if (argc < 3)
+    throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--variant V] [--svg FILE]");
   const int lab = std::atoi(argv[2]);
   lab_info(lab);  // throws for a number that is no lab
   std::string student_dir, reference_dir, svg_path, note;
   std::size_t n = 0;
+  unsigned variant = 0;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
     if (option == "--student")
@@ -136,6 +138,8 @@ int draw_command(int argc, char** argv) {
       svg_path = argv[i + 1];
     else if (option == "--size")
       n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (option == "--variant")
+      variant = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
     else if (option == "--note")
       note = argv[i + 1];
     else
@@ -152,7 +156,13 @@ int draw_command(int argc, char** argv) {
     std::fprintf(stderr, "./lab show %d --size %zu: %s.\n", lab, n, problem.c_str());
     return 2;
   }
-  const RecordedRun yours = record_run(*student.info, n);
+  if (variant != 0) {
+    if (const std::string problem = variant_problem(*student.info, variant); !problem.empty()) {
+      std::fprintf(stderr, "./lab show %d --variant %u: %s.\n", lab, variant, problem.c_str());
+      return 2;
+    }
+  }
+  const RecordedRun yours = record_run(*student.info, n, variant);
   Drawing drawing;
   drawing.title = lab_title(lab) + " at " + size_words(yours.picture) + " (" + kernel_figure(lab) + ")";
   drawing.yours = &yours.picture;
@@ -167,7 +177,7 @@ int draw_command(int argc, char** argv) {
     const std::string reference_source = short_source(reference_dir, lab, "solutions");
     const LoadedLab loaded = load_lab_from(reference_dir, lab, Flavor::counted, reference_source);
     if (loaded) {
-      reference = record_run(*loaded.info, n);
+      reference = record_run(*loaded.info, n, variant);
       drawing.reference = &reference.picture;
       drawing.reference_label = "reference (" + reference_source + "): " + run_words(reference);
       drawing.difference = first_difference(reference.picture, yours.picture);

@@ -53,7 +53,18 @@ unsigned drawn_variant(const ModuleInfo& module) {
   return variants.size() > 1 ? variants[1] : variants.front();
 }
 
-RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
+std::string variant_problem(const ModuleInfo& module, unsigned variant) {
+  const LabInfo& info = lab_info(module.lab);
+  if (info.variant_name.empty())
+    return "lab " + std::to_string(module.lab) + " has no variants to choose from";
+  if (std::find(info.variants.begin(), info.variants.end(), variant) != info.variants.end()) return {};
+  std::string values;
+  for (unsigned value : info.variants) values += (values.empty() ? "" : ", ") + std::to_string(value);
+  return "lab " + std::to_string(module.lab) + "'s " + info.variant_name + " is one of " + values + ", not " +
+         std::to_string(variant);
+}
+
+RecordedRun record_run(const ModuleInfo& module, std::size_t n, unsigned asked) {
   HostArray input;
   input.dtype = DType::f32;
   input.n = n;
@@ -64,7 +75,7 @@ RecordedRun record_run(const ModuleInfo& module, std::size_t n) {
     std::memcpy(input.bytes.data() + i * sizeof(float), &value, sizeof value);
   }
   thread_order::use(1);  // one fixed order: the docs' figures come out the same every time
-  const unsigned variant = drawn_variant(module);
+  const unsigned variant = asked != 0 ? asked : drawn_variant(module);
   LabRunner runner(&module, DType::f32, Op::sum, Flavor::counted, variant);
   reduce_emu::start_recording();
   const RunOutcome outcome = runner.reduce(input, true);

@@ -35,7 +35,11 @@ struct RecordedRun {
 };
 
 // Runs one pass (one call) of `module` on n float inputs 1, 2, 3, 1, 2, 3, ... (exact sums), summed,
-// in its drawn variant, under a fixed thread order so a picture is the same every time.
-RecordedRun record_run(const ModuleInfo& module, std::size_t n);
+// in `variant` (0: its drawn variant), under a fixed thread order so a picture is the same every
+// time.
+RecordedRun record_run(const ModuleInfo& module, std::size_t n, unsigned variant = 0);
+
+// Why `variant` cannot be drawn for this lab (empty when it can): it must be one of its variants.
+std::string variant_problem(const ModuleInfo& module, unsigned variant);
 
 }  // namespace reduce_lab::grader::show
