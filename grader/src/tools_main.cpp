@@ -9,6 +9,6 @@ int main(int argc, char** argv) {
   if (const int code = reduce_lab::grader::run_tool_command(argc, argv); code >= 0) return code;
   std::fprintf(stderr,
                "usage: labtools --show N --student DIR [...] | --show-docs DOCS_DIR --reference DIR | --bench OUT_DIR "
-               "[...] | --bench-rows OUT_DIR | --calibrate ROUNDS_DIR THRESHOLDS_FILE [--margin M]\n");
+               "[...] | --bench-rows OUT_DIR | --spread OUT_DIR [...] | --calibrate ROUNDS_DIR THRESHOLDS_FILE [--margin M]\n");
   return 2;
 }
