@@ -11,7 +11,10 @@
 #include "charts.hpp"
 #include "kit.hpp"
 #include "rows_speed_check.hpp"
+#include "inputs.hpp"
+#include "reference.hpp"
 #include "settings.hpp"
+#include "sum_spread.hpp"
 
 using namespace reduce_lab::grader;
 
@@ -103,8 +106,52 @@ TEST_CASE("kit bench") {
   for (std::size_t at = svg.find("class=\"series\""); at != std::string::npos; at = svg.find("class=\"series\"", at + 1))
     ++lines;
   CHECK(lines == bench["series"].size());
+  // Lab 9's every K in every block size, at the sweep's largest n: a line per K, a point per size.
+  REQUIRE(bench.contains("block_sizes"));
+  const nlohmann::json& blocks = bench["block_sizes"];
+  CHECK(blocks["lab"] == 9);
+  CHECK(blocks["n"] == 512);
+  REQUIRE(blocks["series"].size() == lab_info(9).variants.size());
+  for (const nlohmann::json& series : blocks["series"]) {
+    std::vector<unsigned> sizes;
+    for (const nlohmann::json& point : series["points"]) {
+      CHECK(point.value("ok", false));
+      CHECK(point["samples"] == 20);
+      sizes.push_back(point["block_size"]);
+    }
+    CHECK(sizes == std::vector<unsigned>{128, 256, 512, 1024});
+  }
+  CHECK(table.find(block_sizes_table(blocks)) != std::string::npos);
+  CHECK(block_sizes_table(blocks).find("\n512 ") != std::string::npos);
+  const std::string blocks_svg = block_sizes_svg(blocks);
+  CHECK(blocks_svg.find("data-series=\"K = 16\"") != std::string::npos);
+
   BenchPlan backwards;
   backwards.low_log = 12;
   backwards.high_log = 10;
   CHECK_THROWS_WITH(run_bench(backwards), Catch::Contains("2^LOW to 2^HIGH"));
+}
+
+// labtools --spread: one input summed by the CPU loop and labs 1, 2, 4 and 7; every result of the
+// reference solutions within the tolerance, the deterministic ones (the CPU loop, lab 1's tree)
+// one value every run, and the exact sum the grader's own reference.
+TEST_CASE("kit bench: spread") {
+  const std::size_t n = std::size_t{1} << 12;
+  const nlohmann::json spread = sum_spread(n, 3);
+  INFO(spread.dump(1).substr(0, 3000));
+  CHECK(spread["left_out"].empty());
+  const Reference ref = reference(make_input(Pattern::uniform, reduce_lab::DType::f32, n), reduce_lab::Op::sum);
+  CHECK(spread["exact"].get<double>() == Approx(ref.value).epsilon(1e-12));
+  std::vector<std::string> rows;
+  for (const nlohmann::json& row : spread["rows"]) {
+    rows.push_back(row["name"].get<std::string>() + " " + row["type"].get<std::string>());
+    CHECK(row["in_tolerance"].get<double>() < 1);
+    const std::string name = row["name"];
+    if (name.rfind("CPU", 0) == 0 || name == "lab 1 (simple)") CHECK(row["distinct"] == 1);
+    CHECK(row["results"].size() == (name.rfind("CPU", 0) == 0 ? 1u : 3u));
+  }
+  CHECK(rows == std::vector<std::string>{"CPU loop (Fig. 10.1) float", "CPU loop (Fig. 10.1) double", "lab 1 (simple) float",
+                                         "lab 2 (convergent) float", "lab 4 (segmented) float", "lab 7 (templated) float",
+                                         "lab 7 (templated) double"});
+  CHECK(sum_spread_table(spread).find("lab 4 (segmented)            float") != std::string::npos);
 }
