@@ -309,6 +309,14 @@ class Runner {
 // The thread whose fiber runs on this OS thread right now (null outside kernels).
 extern __thread Thread* current_thread __attribute__((tls_model("initial-exec")));
 
+// Every sync point's way back to the scheduler (barriers.cpp, warp_sync.cpp): inline, so that
+// the hottest call of a block's run is not a call through the library's PLT.
+inline void Runner::suspend() {
+  const fcontext::transfer_t back = fcontext::jump_fcontext(scheduler_context, nullptr);
+  scheduler_context = back.fctx;
+  if (aborting) throw BlockAbandoned{};
+}
+
 // Two threads wait at the same sync point: the same line of the same file.
 inline bool same_place(const Thread& a, const Thread& b) {
   return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0);

@@ -141,12 +141,6 @@ void Runner::check_clock_in_fiber(const Thread& thread) {
                                "one without a sync point?");
 }
 
-void Runner::suspend() {
-  const fcontext::transfer_t back = fcontext::jump_fcontext(scheduler_context, nullptr);
-  scheduler_context = back.fctx;
-  if (aborting) throw BlockAbandoned{};
-}
-
 void Runner::resume(Thread& thread) {
   current_thread = &thread;
   reduce_emu_current_coords = &thread.coords;
