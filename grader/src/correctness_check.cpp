@@ -57,6 +57,7 @@ struct WrongCase {
   bool checked_order = false;  // run again under other thread orders (emulator)
   std::string race;            // what those runs gave, when the result depended on the order
   unsigned long long blocks = 0;  // blocks the case launched (the first pass's, for labs 1-3)
+  bool block_size_ignored = false;  // it launched another block size than the case asked for
 };
 
 struct FaultCase {
@@ -114,12 +115,15 @@ WrongResults wrong_results(const ModuleInfo* module, const CorrectnessPlan& plan
   facts.single_launch = module->kind != LabKind::multipass;
   facts.power_of_two_passed = power_of_two_passed;
   facts.one_block_passed = one_block_passed;
-  facts.all_extremum_identity = facts.all_sums = facts.all_large = facts.all_odd_sizes = facts.all_several_blocks = true;
+  facts.all_extremum_identity = facts.all_sums = facts.all_large = facts.all_odd_sizes = facts.all_several_blocks =
+      facts.all_other_block_sizes = true;
   bool one_type = true;
   for (const WrongCase& w : wrong) {
     one_type = one_type && w.what.dtype == wrong.front().what.dtype;
     facts.any_nan = facts.any_nan || std::isnan(w.got);
     facts.race = facts.race || !w.race.empty();
+    facts.block_size_ignored = facts.block_size_ignored || w.block_size_ignored;
+    facts.all_other_block_sizes = facts.all_other_block_sizes && variant_block_size(w.what.variant_value) != 0;
     // max or min that came out as 0, or failed only where every value is below 0: an identity of 0.
     const bool extremum = w.what.op != Op::sum;
     facts.all_extremum_identity =
@@ -201,7 +205,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
                               std::to_string(outcome.launches.warps / outcome.launches.blocks * 32) +
                               " threads, not the " + std::to_string(block_size) +
                               " the grader asked for: launch with the block_dim your host code is given",
-                          NAN, 0, false, {}, outcome.launches.blocks};
+                          outcome.value, 0, false, {}, outcome.launches.blocks, true};
               wrong.push_back(std::move(w));
               return false;
             }

@@ -46,11 +46,17 @@ constexpr const char* kWholeSegmentsBoundsHint =
     "segment, so no element is missing and no bounds check is needed; a read past the end is an owner index (which "
     "threads own a partial sum at each stride) or its partner (owner + stride) beyond the block's segment.";
 
+constexpr const char* kBlockSizeHint =
+    "the block size: the host code launches the block_dim it is given (the grader asks for other sizes too), and "
+    "the kernel works from blockDim.x, never from a constant such as MAX_BLOCK_DIM: in a smaller block the tree has "
+    "fewer partial sums, and other steps are partial.";
+
 }  // namespace
 
 const char* idea_to_revisit(int lab) { return is_lab(lab) ? lab_info(lab).revisit.c_str() : ""; }
 
 std::string wrong_result_hint(const WrongResults& wrong) {
+  if (wrong.block_size_ignored || wrong.all_other_block_sizes) return kBlockSizeHint;
   // Blocks that are each right but meet wrongly: whether or not the emulator saw the order matter.
   if (wrong.single_launch && wrong.all_several_blocks && wrong.one_block_passed) return kBlocksHint;
   if (wrong.race) return kRaceHint;

@@ -27,6 +27,8 @@ struct WrongResults {
   bool power_of_two_passed = false;  // ... while a power of two passed
   bool all_several_blocks = false;   // every wrong case launched more than one block ...
   bool one_block_passed = false;     // ... while a case of one block was right
+  bool block_size_ignored = false;   // some case launched another block size than the grader asked for
+  bool all_other_block_sizes = false;  // every wrong case ran in a block size besides the lab's own (lab 9)
 };
 // The hint for wrong results; empty when nothing points anywhere but the lab's own idea.
 std::string wrong_result_hint(const WrongResults& wrong);
