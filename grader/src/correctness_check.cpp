@@ -277,6 +277,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
                                 {"race", w.race.empty() ? nlohmann::json() : nlohmann::json(w.race)}});
   }
   if (fault) figures["fault"] = {{"kind", fault_name(fault->fault.kind)}, {"case", fault->what.where()}};
+  // The variant to draw (./lab's picture after a failed grade: labtools --show --variant-of).
+  const Case* first = fault ? &fault->what : wrong.empty() ? nullptr : &wrong.front().what;
+  if (first != nullptr && variant_value(first->variant_value) != 0)
+    figures["first_wrong_variant"] = variant_value(first->variant_value);
 
   const std::string replay = "Inputs: " + seed_note() + ".\nReplay: " + replay_command(lab) + "\n";
   auto listed = [&](std::size_t limit) {

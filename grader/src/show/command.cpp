@@ -8,6 +8,7 @@
 
 #include "catalog.hpp"
 #include "charts.hpp"
+#include "files.hpp"
 #include "limits.hpp"
 #include "modules.hpp"
 #include "supervision.hpp"
@@ -120,9 +121,21 @@ int show_command(int argc, char** argv) {
 
 namespace {
 
+// The variant a correctness record's first wrong case (or fault) ran in; 0 when it names none or
+// cannot be read (the picture is then drawn in the lab's usual variant).
+unsigned first_wrong_variant(const std::string& record) {
+  try {
+    const nlohmann::json json = read_json(record);
+    if (json.contains("figures") && json["figures"].contains("first_wrong_variant"))
+      return json["figures"]["first_wrong_variant"].get<unsigned>();
+  } catch (const std::exception&) {
+  }
+  return 0;
+}
+
 int draw_command(int argc, char** argv) {
   if (argc < 3)
-    throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--variant V] [--svg FILE]");
+    throw std::runtime_error("usage: --show N --student DIR [--reference DIR] [--size n] [--variant V | --variant-of RECORD] [--svg FILE]");
   const int lab = std::atoi(argv[2]);
   lab_info(lab);  // throws for a number that is no lab
   std::string student_dir, reference_dir, svg_path, note;
@@ -140,6 +153,8 @@ int draw_command(int argc, char** argv) {
       n = std::strtoull(argv[i + 1], nullptr, 10);
     else if (option == "--variant")
       variant = static_cast<unsigned>(std::strtoul(argv[i + 1], nullptr, 10));
+    else if (option == "--variant-of")  // a correctness record: the variant its first wrong case ran
+      variant = first_wrong_variant(argv[i + 1]);
     else if (option == "--note")
       note = argv[i + 1];
     else
