@@ -121,6 +121,17 @@ TEST_CASE("kit report") {
   odd.sizes = {6};
   record(2, "correctness", check_correctness(3, odd));
   record(3, "correctness", check_correctness(1, odd));
+  {  // a lab with variants names the variant its first wrong case ran, for the picture after a failed
+     // grade: lab 9 asked for a fan-in K = 3 it does not have
+    CorrectnessPlan no_such_k;
+    no_such_k.sizes = {31};
+    no_such_k.variants = {3};
+    const Verdict k3 = check_correctness(9, no_such_k);
+    CHECK(k3.status == Status::fail);
+    CHECK(k3.figures["first_wrong_variant"] == 3);
+    CHECK(k3.message.find("./lab show 9 --variant 3") != std::string::npos);
+    record(9, "correctness", k3);
+  }
   {  // now that lab 2's correctness record says FAIL, its speed is not measured (design §13)
     const Verdict refused = check_speedup(2);
     CHECK(refused.status == Status::fail);
