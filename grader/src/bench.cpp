@@ -64,7 +64,7 @@ nlohmann::json time_lab_at(const ModuleInfo* module, unsigned variant, const std
 nlohmann::json bench_block_sizes(int lab, const ModuleInfo* module, int samples, std::size_t n, L2Flush& flush) {
   const LabInfo& info = lab_info(lab);
   std::vector<unsigned> sizes = info.block_sizes;
-  sizes.push_back(0);  // the module's own (1024)
+  sizes.push_back(kVariantOwnBlockSize);  // the module's own, asked for as any other
   const HostArray input = make_input(Pattern::uniform, DType::f32, n);
   const Reference ref = reference(input, Op::sum);
   DeviceBuffer pristine(n, sizeof(float));
@@ -78,7 +78,7 @@ nlohmann::json bench_block_sizes(int lab, const ModuleInfo* module, int samples,
       const unsigned asked = with_block_size(variant, size);
       nlohmann::json point =
           time_lab_at(module, asked, lab_title(lab) + " at " + variant_text(lab, asked), pristine, n, ref, flush, samples);
-      point["block_size"] = size == 0 ? 1024u : size;
+      point["block_size"] = size;
       series["points"].push_back(point);
     }
     std::sort(series["points"].begin(), series["points"].end(), [](const nlohmann::json& a, const nlohmann::json& b) {

@@ -92,6 +92,8 @@ std::string variant_text(int number, unsigned variant);
 // A variant run in blocks of `block_size` threads (Call::variant's bits above 16, module.cuh), and
 // its two parts back: the variant itself and the block size (0: the module's own).
 unsigned with_block_size(unsigned variant, unsigned block_size);
+// The block size of a variant without block-size bits (module.cuh: REDUCE_LAB_FAN_IN's 1024).
+constexpr unsigned kVariantOwnBlockSize = 1024;
 unsigned variant_value(unsigned variant);
 unsigned variant_block_size(unsigned variant);
 

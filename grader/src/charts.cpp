@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -480,6 +481,9 @@ std::string bench_svg(const nlohmann::json& bench) {
   return line_chart_svg(chart);
 }
 
+// The lines of a chart whose series are not labs (a sweep's sizes, lab 9's K), in turn.
+constexpr const char* kLineColours[] = {"#8e24aa", "#f4511e", "#00897b", "#1565c0", "#6d4c41", "#546e7a"};
+
 std::string sweep_svg(const nlohmann::json& sweep) {
   LineChart chart;
   const std::string device = sweep.value("device", ""), name = sweep.value("name", "");
@@ -489,7 +493,6 @@ std::string sweep_svg(const nlohmann::json& sweep) {
                    "'s speed; ring: your choice; bar: Brent's estimate (log2 n / 2)";
   chart.x_label = name + " (each thread adds 2 x " + name + " elements)";
   chart.y_label = "% of the fastest's speed";
-  static const char* const kSizeColours[] = {"#8e24aa", "#f4511e", "#00897b", "#1565c0", "#6d4c41", "#546e7a"};
   ChartSeries choices{"your choice", "#111111", "", 2, {}, "ring"};
   ChartSeries brent{"Brent's estimate", "#c62828", "", 2, {}, "tick"};
   double widest = 1;
@@ -497,7 +500,7 @@ std::string sweep_svg(const nlohmann::json& sweep) {
   for (const nlohmann::json& size : sweep["sizes"]) {
     ChartSeries line;
     line.name = "n = " + size_text(static_cast<std::size_t>(number_at(size, "n")));
-    line.colour = kSizeColours[index++ % 6];
+    line.colour = kLineColours[index++ % std::size(kLineColours)];
     double fastest = 0;
     for (const nlohmann::json& value : size["values"]) fastest = std::max(fastest, number_at(value, "gbs"));
     if (fastest <= 0) continue;
@@ -538,15 +541,12 @@ std::string block_sizes_svg(const nlohmann::json& table) {
                    " floats: 4 n / median time of " + std::to_string(table.value("samples", 0)) +
                    " samples, a line per " + name;
   chart.x_label = "threads a block";
-  chart.y_label = "GB/s";
-  static const char* const kColours[] = {"#8e24aa", "#f4511e", "#00897b", "#1565c0", "#6d4c41", "#546e7a"};
   std::size_t index = 0;
   double smallest = 1024, largest = 1;
   for (const nlohmann::json& series : table["series"]) {
     ChartSeries line;
     line.name = name + " = " + std::to_string(series.value("variant", 0u));
-    line.colour = kColours[index++ % 6];
-    line.width = 2;
+    line.colour = kLineColours[index++ % std::size(kLineColours)];
     for (const nlohmann::json& point : series["points"]) {
       const double size = number_at(point, "block_size");
       smallest = std::min(smallest, size);

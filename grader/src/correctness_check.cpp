@@ -198,12 +198,11 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
               fault = FaultCase{what, classify_fault(outcome.error), outcome.error};
               throw Stop{};  // a kernel fault can leave the device unusable; stop here
             }
-            if (block_size != 0 && outcome.launches.blocks != 0 &&
-                outcome.launches.warps / outcome.launches.blocks != (block_size + 31) / 32) {
+            const unsigned launched = threads_per_block(outcome.launches);
+            if (block_size != 0 && launched != 0 && launched != (block_size + 31) / 32 * 32) {
               WrongCase w{what,
-                          "launched blocks of " +
-                              std::to_string(outcome.launches.warps / outcome.launches.blocks * 32) +
-                              " threads, not the " + std::to_string(block_size) +
+                          "launched blocks of " + std::to_string(launched) + " threads, not the " +
+                              std::to_string(block_size) +
                               " the grader asked for: launch with the block_dim your host code is given",
                           outcome.value, 0, false, {}, outcome.launches.blocks, true};
               wrong.push_back(std::move(w));
@@ -277,10 +276,16 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
                                 {"race", w.race.empty() ? nlohmann::json() : nlohmann::json(w.race)}});
   }
   if (fault) figures["fault"] = {{"kind", fault_name(fault->fault.kind)}, {"case", fault->what.where()}};
-  // The variant to draw (./lab's picture after a failed grade: labtools --show --variant-of).
-  const Case* first = fault ? &fault->what : wrong.empty() ? nullptr : &wrong.front().what;
-  if (first != nullptr && variant_value(first->variant_value) != 0)
-    figures["first_wrong_variant"] = variant_value(first->variant_value);
+  // The case a failure shows, and draws (its See it line; ./lab's picture after a failed grade
+  // reads first_wrong_variant): the fault's, else the first whose result depended on the order,
+  // else the first wrong one.
+  const auto race = std::find_if(wrong.begin(), wrong.end(), [](const WrongCase& w) { return !w.race.empty(); });
+  const Case* shown = fault                ? &fault->what
+                      : race != wrong.end() ? &race->what
+                      : wrong.empty()       ? nullptr
+                                            : &wrong.front().what;
+  if (shown != nullptr && variant_value(shown->variant_value) != 0)
+    figures["first_wrong_variant"] = variant_value(shown->variant_value);
 
   const std::string replay = "Inputs: " + seed_note() + ".\nReplay: " + replay_command(lab) + "\n";
   auto listed = [&](std::size_t limit) {
@@ -299,8 +304,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     if (!wrong.empty())
       message << "Before it, " << wrong.size() << " of " << cases - 1 << " cases were wrong:\n" << listed(3);
     const bool whole_segments = module->kind == LabKind::multipass && is_power_of_two(fault->what.n);
-    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments))
-            << picture_line(lab, fault->what.variant_value);
+    message << replay << doc_line(lab, fault_hint_at(kind, whole_segments)) << picture_line(lab, shown->variant_value);
     return fail(fault_summary(fault->fault, fault->what.label), message.str(), figures);
   }
   if (!grader_error.empty())
@@ -310,7 +314,6 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
                 lab_title(lab) + ": all " + std::to_string(cases) + " inputs reduced correctly (" + seed_note() + ").",
                 figures);
 
-  const auto race = std::find_if(wrong.begin(), wrong.end(), [](const WrongCase& w) { return !w.race.empty(); });
   std::ostringstream message;
   message << lab_title(lab) << " computed a wrong result in " << wrong.size() << " of " << cases << " cases:\n"
           << listed(8);
@@ -330,8 +333,7 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
     summary = "wrong: " + first.what.label +
               (first.what.n ? std::string(", ") + pattern_name(first.what.pattern, first.what.dtype, first.what.op) : "");
   }
-  message << replay << doc_line(lab, hint)
-          << picture_line(lab, (race != wrong.end() ? *race : wrong.front()).what.variant_value);
+  message << replay << doc_line(lab, hint) << picture_line(lab, shown->variant_value);
   return fail(summary, message.str(), figures);
 }
 

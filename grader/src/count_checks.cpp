@@ -20,11 +20,6 @@ namespace reduce_lab::grader {
 
 namespace {
 
-// Threads in each block of a launch, from its warps (a block of whole warps, as every lab's is).
-unsigned threads_per_block(const LaunchStats& launches) {
-  return launches.blocks ? static_cast<unsigned>(launches.warps * 32 / launches.blocks) : 0;
-}
-
 // Steps of a tree adding `fan_in` values a step over `values` values: ceil(log_fan_in(values)).
 unsigned fan_in_steps(unsigned fan_in, unsigned values) {
   unsigned steps = 0;

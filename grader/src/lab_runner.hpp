@@ -29,6 +29,11 @@ struct RunOutcome {
   unsigned variant_used = 0;  // the variant the module ran (Call::variant_used: lab 10's chosen factor)
 };
 
+// Threads in each block of a launch, from its warps (a block of whole warps, as every lab's is).
+inline unsigned threads_per_block(const LaunchStats& launches) {
+  return launches.blocks ? static_cast<unsigned>(launches.warps * 32 / launches.blocks) : 0;
+}
+
 // How a case is named in summaries: "n = 31", or "float max n = 31" for a lab that takes
 // every type and op, "float max 70000 x 3" for a row lab (n elements in `rows` rows), with a
 // variant's text ahead where the lab has variants: "K = 4, n = 31".
