@@ -8,6 +8,7 @@
 #   REDUCE_LAB_LAB<N>_STEM      01_simple ...
 #   REDUCE_LAB_LAB<N>_BASELINE  the lab it is timed against, 0 for the CPU loop
 #   REDUCE_LAB_LAB<N>_CASES     how many type x op x variant combinations its correctness test runs
+#   REDUCE_LAB_LAB<N>_NOT_GRADED_<check>  why the lab has no such check (its "not_graded"), else empty
 # and the cache variables instructors override: REDUCE_LAB_MIN_SPEEDUP_LAB<N> for every lab,
 # REDUCE_LAB_MIN_BANDWIDTH_LAB<N> where the manifest gives the lab a bandwidth gate.
 function(reduce_lab_read_manifest)
@@ -84,6 +85,14 @@ function(reduce_lab_read_manifest)
     if(NOT error)
       math(EXPR cases "${cases} * ${length}")
     endif()
+    # Checks a lab does not have (lab 12's requests and speed), and why: skipped on every backend.
+    foreach(check IN LISTS checks)
+      string(JSON reason ERROR_VARIABLE error GET "${text}" labs ${index} not_graded ${check})
+      if(error)
+        set(reason "")
+      endif()
+      set(REDUCE_LAB_LAB${number}_NOT_GRADED_${check} "${reason}" PARENT_SCOPE)
+    endforeach()
     list(APPEND numbers ${number})
     set(REDUCE_LAB_LAB${number}_STEM "${stem}" PARENT_SCOPE)
     set(REDUCE_LAB_LAB${number}_BASELINE "${baseline}" PARENT_SCOPE)

@@ -355,8 +355,11 @@ function(reduce_lab_check_arguments out lab test)
   if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
     set(args --needs-gpu ${args})
   endif()
-  # A check that never runs on this backend (grader/labs.json, "not_run_on") is skipped, saying why.
-  if(NOT "${REDUCE_LAB_NOT_RUN_ON_${REDUCE_LAB_ACTIVE_BACKEND}_${test}}" STREQUAL "")
+  # A check the lab does not have (grader/labs.json, its "not_graded"), or that never runs on this
+  # backend ("not_run_on"), is skipped, saying why.
+  if(NOT "${REDUCE_LAB_LAB${lab}_NOT_GRADED_${test}}" STREQUAL "")
+    set(args --skip "${REDUCE_LAB_LAB${lab}_NOT_GRADED_${test}}" ${args})
+  elseif(NOT "${REDUCE_LAB_NOT_RUN_ON_${REDUCE_LAB_ACTIVE_BACKEND}_${test}}" STREQUAL "")
     set(args --skip "${REDUCE_LAB_NOT_RUN_ON_${REDUCE_LAB_ACTIVE_BACKEND}_${test}}" ${args})
   elseif(test STREQUAL "races")
     if(REDUCE_LAB_COMPUTE_SANITIZER)

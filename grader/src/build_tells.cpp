@@ -21,7 +21,7 @@ const std::vector<std::string>& build_dependent_macros() {
 const std::vector<std::string>& public_kit_macros() {
   static const std::vector<std::string> names = {"REDUCE_LAB_TODO", "REDUCE_LAB_MULTIPASS", "REDUCE_LAB_SINGLE",
                                                  "REDUCE_LAB_GENERIC", "REDUCE_LAB_ROWS", "REDUCE_LAB_FAN_IN",
-                                                 "REDUCE_LAB_CHOSEN_FACTOR"};
+                                                 "REDUCE_LAB_CHOSEN_FACTOR", "REDUCE_LAB_ORDER"};
   return names;
 }
 

@@ -1,5 +1,6 @@
 #include "catalog.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -70,7 +71,9 @@ std::vector<T> names_field(const json& plan, const char* key, const std::string&
 }
 
 const char* type_name(DType type) { return type == DType::f32 ? "float" : type == DType::f64 ? "double" : "int"; }
-const char* operation_name(Op op) { return op == Op::sum ? "sum" : op == Op::max ? "max" : "min"; }
+const char* operation_name(Op op) {
+  return op == Op::sum ? "sum" : op == Op::max ? "max" : op == Op::min ? "min" : "order";
+}
 
 LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std::string>& checks) {
   const std::string where = "lab entry " + std::to_string(expected_number);
@@ -110,8 +113,19 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
   if (gates.contains("min_bandwidth")) lab.min_bandwidth = number_field(gates, "min_bandwidth", where + ", gates");
   const json& plan = field(entry, "plan", where);
   lab.shared_tree_bound = field(plan, "shared_tree_bound", where + ", plan").get<bool>();
+  if (plan.contains("keeps_order")) {
+    // An order lab (12): its variants are trees, run with Order; these must keep order, the others not.
+    lab.order_probe = true;
+    const json& keeps = field(plan, "keeps_order", where + ", plan");
+    if (!keeps.is_array()) throw bad(where + ", plan", "'keeps_order' must be a list of the variants that keep order");
+    for (const json& value : keeps) {
+      if (!value.is_number_unsigned()) throw bad(where + ", plan", "'keeps_order' lists variants, not " + value.dump());
+      lab.keeps_order.push_back(value.get<unsigned>());
+    }
+  }
   if (lab.kind == LabKind::multipass) {
-    lab.book_model = text_field(plan, "book_model", where + ", plan");
+    // An order lab has no book model: its requests are not graded.
+    if (!lab.order_probe) lab.book_model = text_field(plan, "book_model", where + ", plan");
   } else {
     lab.elements_per_block = optional_count(plan, "elements_per_block", where + ", plan");
     const json& barriers = field(plan, "max_barriers_per_block", where + ", plan");
@@ -120,29 +134,6 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
     else
       lab.max_barriers_per_block =
           static_cast<unsigned>(optional_count(plan, "max_barriers_per_block", where + ", plan"));
-    if (plan.contains("variants")) {
-      const std::string at = where + ", plan, variants";
-      const json& variants = field(plan, "variants", where + ", plan");
-      lab.variant_name = text_field(variants, "name", at);
-      const json& values = field(variants, "values", at);
-      if (!values.is_array() || values.empty()) throw bad(at, "'values' must be a list of whole numbers above 0");
-      lab.variants.clear();
-      for (const json& value : values) {
-        if (!value.is_number_unsigned() || value.get<unsigned>() == 0)
-          throw bad(at, "'values' must be a list of whole numbers above 0, not " + value.dump());
-        if (value.get<unsigned>() > 0xffffu) throw bad(at, "'values' must be below 65536, not " + value.dump());
-        lab.variants.push_back(value.get<unsigned>());
-      }
-      if (variants.contains("block_sizes")) {
-        const json& sizes = field(variants, "block_sizes", at);
-        if (!sizes.is_array()) throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024");
-        for (const json& size : sizes) {
-          if (!size.is_number_unsigned() || size.get<unsigned>() == 0 || size.get<unsigned>() > 1024)
-            throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024, not " + size.dump());
-          lab.block_sizes.push_back(size.get<unsigned>());
-        }
-      }
-    }
     if (plan.contains("sweep")) {
       const std::string at = where + ", plan, sweep";
       const json& sweep = field(plan, "sweep", where + ", plan");
@@ -162,12 +153,54 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
       }
       lab.sweep.device_filling = field(sweep, "device_filling", at).get<bool>();
     }
-    if (lab.barriers_per_fan_in_step && lab.variant_name.empty())
-      throw bad(where + ", plan", std::string("'max_barriers_per_block' is \"") + kBarriersPerFanInStep +
-                                      "\", which needs 'variants' (the fan-in of each)");
     if (lab.kind == LabKind::generic || lab.kind == LabKind::rows) {
       lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
       lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
+    }
+  }
+  if (plan.contains("variants")) {
+    const std::string at = where + ", plan, variants";
+    const json& variants = field(plan, "variants", where + ", plan");
+    lab.variant_name = text_field(variants, "name", at);
+    const json& values = field(variants, "values", at);
+    if (!values.is_array() || values.empty()) throw bad(at, "'values' must be a list of whole numbers above 0");
+    lab.variants.clear();
+    for (const json& value : values) {
+      if (!value.is_number_unsigned() || value.get<unsigned>() == 0)
+        throw bad(at, "'values' must be a list of whole numbers above 0, not " + value.dump());
+      if (value.get<unsigned>() > 0xffffu) throw bad(at, "'values' must be below 65536, not " + value.dump());
+      lab.variants.push_back(value.get<unsigned>());
+    }
+    if (variants.contains("block_sizes")) {
+      const json& sizes = field(variants, "block_sizes", at);
+      if (!sizes.is_array()) throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024");
+      for (const json& size : sizes) {
+        if (!size.is_number_unsigned() || size.get<unsigned>() == 0 || size.get<unsigned>() > 1024)
+          throw bad(at, "'block_sizes' must be a list of block sizes from 1 to 1024, not " + size.dump());
+        lab.block_sizes.push_back(size.get<unsigned>());
+      }
+    }
+  }
+  if (lab.barriers_per_fan_in_step && lab.variant_name.empty())
+    throw bad(where + ", plan", std::string("'max_barriers_per_block' is \"") + kBarriersPerFanInStep +
+                                    "\", which needs 'variants' (the fan-in of each)");
+  if (lab.order_probe) {
+    lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
+    lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
+    if (lab.variant_name.empty()) throw bad(where + ", plan", "'keeps_order' needs 'variants' (the trees)");
+    for (unsigned tree : lab.keeps_order)
+      if (std::find(lab.variants.begin(), lab.variants.end(), tree) == lab.variants.end())
+        throw bad(where + ", plan", "'keeps_order' names " + std::to_string(tree) + ", which is not one of its variants");
+  }
+  if (entry.contains("not_graded")) {
+    const json& not_graded = field(entry, "not_graded", where);
+    if (!not_graded.is_object()) throw bad(where, "'not_graded' must map checks to the reason the lab has none");
+    for (const auto& [check, reason] : not_graded.items()) {
+      if (std::find(checks.begin(), checks.end(), check) == checks.end())
+        throw bad(where + ", not_graded", "'" + check + "' is not one of the checks");
+      if (!reason.is_string() || reason.get<std::string>().empty())
+        throw bad(where + ", not_graded", "'" + check + "' must give the reason the lab has no such check");
+      lab.not_graded.emplace_back(check, reason.get<std::string>());
     }
   }
   const json& points = field(entry, "points", where);
@@ -228,6 +261,11 @@ int lab_key_number(std::string_view key) {
 }
 
 const std::vector<std::string>& check_names() { return manifest().checks; }
+
+bool has_check(int number, const std::string& check) {
+  const auto& none = lab_info(number).not_graded;
+  return std::none_of(none.begin(), none.end(), [&](const auto& entry) { return entry.first == check; });
+}
 
 const LabInfo& lab_info(int number) {
   if (!is_lab(number)) throw std::out_of_range("there is no lab " + std::to_string(number));

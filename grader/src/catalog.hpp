@@ -59,10 +59,18 @@ struct LabInfo {
     bool device_filling = false;
     std::vector<std::size_t> sizes;
   } sweep;
+  // An order lab (12): its variants are trees of earlier labs, run with Sum (graded for
+  // correctness) and with Order (abi.h); `keeps_order` lists the trees whose result must keep
+  // the input's order, and every other tree must not. Its requests and speed are not graded.
+  bool order_probe = false;
+  std::vector<unsigned> keeps_order;
   // The tree's shared-memory wavefronts at most a conflict-free convergent tree's (shared_checks.hpp).
   bool shared_tree_bound = false;
   std::vector<DType> dtypes{DType::f32};
   std::vector<Op> ops{Op::sum};
+  // Checks the lab does not have, and why (labs.json's "not_graded": lab 12's requests and speed).
+  // CMake skips their tests with that reason; ./lab bench leaves a lab without a speed test out.
+  std::vector<std::pair<std::string, std::string>> not_graded;
   // Default points per check; grader/points.json overrides them lab by lab.
   std::vector<std::pair<std::string, double>> points;
 };
@@ -81,6 +89,9 @@ const LabInfo& lab_info(int number);
 
 // The graded checks of every lab, in the table's order: correctness, requests, speedup, races.
 const std::vector<std::string>& check_names();
+
+// Whether lab `number` has the check (not among its "not_graded").
+bool has_check(int number, const std::string& check);
 
 // "lab 3 (shared-memory)"
 std::string lab_title(int number);

@@ -62,6 +62,7 @@ const char* op_name(Op op) {
     case Op::sum: return "sum";
     case Op::max: return "max";
     case Op::min: return "min";
+    case Op::order: return "order";
   }
   return "?";
 }

@@ -77,8 +77,9 @@ std::vector<std::size_t> traffic_sizes() { return {1, 31, 1000, 2049, 1000007, s
 // Every plan follows from the lab's entry in grader/labs.json: its kind and its plan parameters.
 CorrectnessPlan correctness_plan(int lab, PlanFor where) {
   const LabInfo& info = lab_info(lab);
-  if (info.kind == LabKind::multipass) return power_of_two_plan();
-  CorrectnessPlan plan = info.kind == LabKind::rows ? any_shape_plan(where) : any_size_plan(where);
+  CorrectnessPlan plan = info.kind == LabKind::multipass ? power_of_two_plan()
+                         : info.kind == LabKind::rows    ? any_shape_plan(where)
+                                                         : any_size_plan(where);
   plan.dtypes = info.dtypes;
   plan.ops = info.ops;
   plan.variants = info.variants;
@@ -110,11 +111,9 @@ TrafficPlan traffic_plan(int lab, PlanFor where) {
 CorrectnessPlan races_plan(int lab) {
   const LabInfo& info = lab_info(lab);
   CorrectnessPlan plan;
-  if (info.kind == LabKind::multipass) {
+  if (info.kind == LabKind::multipass)
     plan.sizes = {256, 2048, std::size_t{1} << 16};
-    return plan;
-  }
-  if (info.kind == LabKind::rows)
+  else if (info.kind == LabKind::rows)
     plan.shapes = {{1, 1}, {5, 7}, {1000, 33}, {3, 1000}, {40, 5000}, {1, 100003}};
   else
     plan.sizes = {1, 3, 31, 1000, 2049, 100003};

@@ -163,11 +163,11 @@ Case parse_case(const std::string& path, const std::string& text) {
 
   if (!described) throw fail_at(1, "the header must say what the student did (or where a legal version comes from)");
   if (c.expectations.empty()) throw fail_at(1, "no '// expect' lines in the header");
-  const std::regex registration("REDUCE_LAB_(MULTIPASS|SINGLE|GENERIC|ROWS|FAN_IN|CHOSEN_FACTOR)\\(\\s*" + std::to_string(c.lab) +
+  const std::regex registration("REDUCE_LAB_(MULTIPASS|SINGLE|GENERIC|ROWS|FAN_IN|CHOSEN_FACTOR|ORDER)\\(\\s*" + std::to_string(c.lab) +
                                 "\\s*,");
   if (!std::regex_search(text, registration))
     throw fail_at(0, "the file does not register itself as lab " + std::to_string(c.lab) +
-                         " (REDUCE_LAB_MULTIPASS/SINGLE/GENERIC/ROWS/FAN_IN/CHOSEN_FACTOR(" + std::to_string(c.lab) +
+                         " (REDUCE_LAB_MULTIPASS/SINGLE/GENERIC/ROWS/FAN_IN/CHOSEN_FACTOR/ORDER(" + std::to_string(c.lab) +
                          ", ...) at its end)");
   if (c.legal) {
     // A legal alternative is graded like the reference: correct, and within the traffic

@@ -195,6 +195,11 @@ std::vector<Claim> claims() {
   all.push_back({eleven, row(11, "requests"), "every power of two from {n} to {list}",
                  {number(book.front()), list({book.back()})}});
   all.push_back({eleven, row(11, "races"), "at n = {list},", {list(races_plan(11).sizes)}});
+  // Lab 12: lab 1's plan in every tree, then Order at every power of two.
+  const std::string twelve = "docs/12-order.md";
+  all.push_back({twelve, row(12, "correctness"), "{n} inputs each", {number(cases(12) / lab_info(12).variants.size())}});
+  all.push_back({twelve, row(12, "correctness"), "{n} cases in all", {number(cases(12))}});
+  all.push_back({twelve, row(12, "races"), "at n = {list},", {list(races_plan(12).sizes)}});
   all.push_back({pages[5], row(5, "requests"), "one per block of {n} elements", {number(traffic_plan(5).elements_per_block)}});
 
   // grading.md and the README.
@@ -255,7 +260,7 @@ TEST_CASE("kit docs") {
   // Every "<number> inputs / cases / sizes" the pages state must be one of the claims above.
   std::vector<std::string> files = {"README.md"};
   for (const char* page : {"01-simple", "02-convergent", "03-shared-memory", "04-segmented", "05-coarsened",
-                           "06-warp-unrolled", "07-templated", "09-fan-in", "10-chosen-factor", "11-neighbored-less",
+                           "06-warp-unrolled", "07-templated", "09-fan-in", "10-chosen-factor", "11-neighbored-less", "12-order",
                            "grading", "instructors", "emulator"})
     files.push_back(std::string("docs/") + page + ".md");
   const std::regex figure(R"(\b([0-9]+) (inputs|cases|sizes)\b)");

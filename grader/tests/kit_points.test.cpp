@@ -126,11 +126,14 @@ TEST_CASE("kit points") {
                           "$' --output-on-failure");
     CHECK(std::stod(match[7]) == points.of(lab, check));
     CHECK(not_run_on("emu", check).empty());  // GitHub's runners have no GPU
+    CHECK(has_check(lab, check));               // nor a step for a check the lab does not have (lab 12's requests)
     steps.insert(match[4]);
   }
   std::size_t emulator_checks = 0;
-  for (const std::string& check : check_names()) emulator_checks += not_run_on("emu", check).empty() ? 1 : 0;
-  CHECK(steps.size() == emulator_checks * lab_count());
+  for (int lab = 1; lab <= lab_count(); ++lab)
+    for (const std::string& check : check_names())
+      emulator_checks += not_run_on("emu", check).empty() && has_check(lab, check) ? 1 : 0;
+  CHECK(steps.size() == emulator_checks);
   for (const std::string& id : steps) {
     std::string upper = id;
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -5,7 +5,7 @@
 
 namespace reduce_lab {
 
-constexpr int kAbiVersion = 6;
+constexpr int kAbiVersion = 7;
 
 // Kinds of global-memory access the counters tell apart (design §4).
 enum class Access : int { load = 0, store = 1, atomic = 2 };
@@ -36,9 +36,10 @@ struct Counters {
 };
 
 enum class DType : int { f32 = 0, f64 = 1, i32 = 2 };
-enum class Op : int { sum = 0, max = 1, min = 2 };
+// order: lab 12's probe of the order of operations, on int only (order_probe.h).
+enum class Op : int { sum = 0, max = 1, min = 2, order = 3 };
 constexpr int kDTypes = 3;
-constexpr int kOps = 3;
+constexpr int kOps = 4;
 
 // How the grader drives a lab.
 enum class LabKind : int {
@@ -66,8 +67,8 @@ struct Call {
   unsigned long long output_capacity;
   Counters* device_counters;     // counting builds add here (device memory); null otherwise
   int synchronize;               // wait for the kernels and check their errors before returning
-  unsigned variant;              // labs with variants (lab 9's fan-in K): which one; 0 the module's first.
-                                 // Lab 9: the block size in the bits above 16 (module.cuh)
+  unsigned variant;              // labs with variants (lab 9's fan-in K, lab 12's tree): which one; 0 the
+                                 // module's first. Lab 9: the block size in the bits above 16 (module.cuh)
 
   // Filled in by the module.
   unsigned long long outputs_written;  // multipass: values this pass produced

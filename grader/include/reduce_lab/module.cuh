@@ -111,7 +111,13 @@ int run_single(Call* call) {
   });
 }
 
-inline int every_type_and_op(DType, Op) { return 1; }
+// Labs 7 and 8: every type with sum, max and min (lab 12's Order is a probe, not a lab 7 op).
+inline int every_type_and_op(DType, Op op) { return op != Op::order; }
+
+// Lab 12: its trees sum floats (./lab show draws them) and ints, and run Order on ints.
+inline int sum_or_order(DType dtype, Op op) {
+  return (op == Op::sum && (dtype == DType::f32 || dtype == DType::i32)) || (op == Op::order && dtype == DType::i32);
+}
 
 template <template <class, class> class Run, class T>
 int run_op(Call* call) {
@@ -119,6 +125,7 @@ int run_op(Call* call) {
     case Op::sum: return Run<T, Sum<T>>::run(call);
     case Op::max: return Run<T, Max<T>>::run(call);
     case Op::min: return Run<T, Min<T>>::run(call);
+    case Op::order: break;  // not an op of labs 7 and 8 (every_type_and_op)
   }
   return 1;
 }
@@ -227,6 +234,31 @@ int run_type_and_op(Call* call) {
   }                                                                                              \
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \
                             &::reduce_lab::detail::float_sum_only, &reduce_lab_generated::run_fan_in)
+
+// Lab 12: PASS<T, Op>(input, output, n, tree) runs one pass of lab `tree`'s tree (1, 2, 4 or 7)
+// over the n elements of input (n a power of two; input its own to overwrite) and returns how
+// many values it wrote to output; the grader repeats passes until one value is left, as for
+// labs 1-3. T, Op: float with Sum, int with Sum or Order. Call::variant is the tree (0 means 1).
+#define REDUCE_LAB_ORDER(LAB, NAME, PASS)                                                         \
+  namespace reduce_lab_generated {                                                               \
+  template <class T, class Op>                                                                   \
+  int run_tree(::reduce_lab::Call* call) {                                                       \
+    return ::reduce_lab::detail::run_call(call, [call] {                                         \
+      const unsigned tree = call->variant != 0 ? call->variant : 1u;                             \
+      call->variant_used = tree;                                                                 \
+      call->outputs_written = PASS<T, Op>(::reduce_lab::Global<T>(static_cast<T*>(call->input)), \
+                                          ::reduce_lab::Global<T>(static_cast<T*>(call->output)), \
+                                          static_cast<unsigned>(call->n), tree);                 \
+    });                                                                                          \
+  }                                                                                              \
+  inline int run_order(::reduce_lab::Call* call) {                                               \
+    if (call->op == ::reduce_lab::Op::order) return run_tree<int, ::reduce_lab::Order<int>>(call); \
+    if (call->dtype == ::reduce_lab::DType::i32) return run_tree<int, ::reduce_lab::Sum<int>>(call); \
+    return run_tree<float, ::reduce_lab::Sum<float>>(call);                                      \
+  }                                                                                              \
+  }                                                                                              \
+  REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::multipass,                         \
+                            &::reduce_lab::detail::sum_or_order, &reduce_lab_generated::run_order)
 
 // Lab 10: REDUCE(input, output, n, factor) leaves the sum of any n >= 1 floats in output[0], each
 // thread first adding 2 x factor elements; CHOOSE(n, properties) picks the factor for n on this

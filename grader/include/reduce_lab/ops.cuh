@@ -1,8 +1,12 @@
-// The reduction operators of lab 7 and their identities. Labs 1-6 reduce float sums.
+// The reduction operators of lab 7 and their identities, and lab 12's Order. Labs 1-6 reduce
+// float sums.
 #pragma once
 
 #include <climits>
 #include <cmath>
+#include <cstring>
+
+#include "order_probe.h"
 
 namespace reduce_lab {
 
@@ -44,6 +48,27 @@ template <class T>
 struct Min {
   __host__ __device__ static T identity() { return detail::limits<T>::highest(); }
   __host__ __device__ T operator()(T a, T b) const { return b < a ? b : a; }
+};
+
+// Lab 12: associative but not commutative, on int. order(a, b) is a's positions followed by b's
+// (order_probe.h): a tree's result says whether it combined the input left to right.
+template <class T>
+struct Order {
+  static_assert(sizeof(T) == sizeof(unsigned), "Order runs on int");
+  __host__ __device__ static T identity() { return from_bits(order_probe::kIdentityBits); }
+  __host__ __device__ T operator()(T a, T b) const { return from_bits(order_probe::combine(to_bits(a), to_bits(b))); }
+
+ private:
+  __host__ __device__ static unsigned to_bits(T value) {
+    unsigned bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+  }
+  __host__ __device__ static T from_bits(unsigned bits) {
+    T value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+  }
 };
 
 }  // namespace reduce_lab
