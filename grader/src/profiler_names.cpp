@@ -45,8 +45,8 @@ std::string profiler_names_text(const Counters& c, unsigned long long warps) {
       {{"shared_store_transactions", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
        "shared store wavefronts " + std::to_string(c.shared_wavefronts[1])},
       {{"shared_load_transactions_per_request",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum over the shared load instructions"},
-       "shared load wavefronts / instructions " +
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum / smsp__sass_inst_executed_op_shared_ld.sum"},
+       "shared load wavefronts / shared load instructions " +
            ratio(static_cast<double>(c.shared_wavefronts[0]), static_cast<double>(c.shared_instructions[0]), "%.2f")},
       {{"inst_per_warp", "smsp__average_inst_executed_per_warp.ratio"},
        "not the same: the kit counts global-memory instructions only, " +

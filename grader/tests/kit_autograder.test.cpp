@@ -125,10 +125,14 @@ TEST_CASE("kit autograder") {
     tests[test["name"]] = test;
     maximum += test["max_score"].get<double>();
   }
-  CHECK(tests.size() == 2 * lab_count());
+  std::size_t graded_here = 0;
+  for (int lab = 1; lab <= lab_count(); ++lab)
+    for (const char* check : {"correctness", "requests"}) graded_here += has_check(lab, check) ? 1 : 0;
+  CHECK(tests.size() == graded_here);  // lab 12's requests is no test: the lab has none
   double expected_maximum = 0;
   for (int lab = 1; lab <= lab_count(); ++lab)
     for (const char* check : {"correctness", "requests"}) {
+      if (!has_check(lab, check)) continue;
       const std::string name = lab_title(lab) + ": " + check;
       INFO(name);
       REQUIRE(tests.count(name));
