@@ -32,7 +32,7 @@ function(reduce_lab_read_manifest)
   endforeach()
   set(REDUCE_LAB_CHECKS "${checks}" PARENT_SCOPE)
   # The checks that never run on a backend, and why (the test's --skip reason); report.json
-  # leaves them out of a missing lab's maximum (grader/src/report.hpp).
+  # leaves them out of a missing lab's maximum (grader/src/report/report.hpp).
   foreach(backend gpu emu)
     foreach(check IN LISTS checks)
       string(JSON reason ERROR_VARIABLE error GET "${text}" not_run_on ${backend} ${check})

@@ -10,20 +10,20 @@
 #include <stdexcept>
 #include <utility>
 
-#include "catalog.hpp"
-#include "check_messages.hpp"
-#include "device_figures.hpp"
-#include "device.hpp"
-#include "faults.hpp"
-#include "inputs.hpp"
-#include "lab_runner.hpp"
-#include "reference.hpp"
-#include "rows_speed_check.hpp"
-#include "run_once.hpp"
-#include "sweep_speed_check.hpp"
-#include "timing.hpp"
+#include "base/catalog.hpp"
+#include "base/text.hpp"
+#include "measure/device_figures.hpp"
+#include "run/device.hpp"
+#include "base/faults.hpp"
+#include "base/inputs.hpp"
+#include "run/lab_runner.hpp"
+#include "base/reference.hpp"
+#include "checks/rows_speed_check.hpp"
+#include "measure/run_once.hpp"
+#include "checks/sweep_speed_check.hpp"
+#include "measure/timing.hpp"
 #if defined(REDUCE_LAB_HAVE_CUB)
-#include "cub_baseline.hpp"
+#include "measure/cub_baseline.hpp"
 #endif
 
 namespace reduce_lab::grader {

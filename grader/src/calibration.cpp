@@ -9,10 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "catalog.hpp"
-#include "check_messages.hpp"
-#include "files.hpp"
-#include "timing.hpp"
+#include "base/catalog.hpp"
+#include "base/text.hpp"
+#include "base/files.hpp"
+#include "measure/timing.hpp"
 
 namespace reduce_lab::grader {
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "settings.hpp"
+#include "base/settings.hpp"
 
 namespace reduce_lab::grader {
 

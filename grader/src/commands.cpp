@@ -10,20 +10,20 @@
 #include <utility>
 #include <vector>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "command_line.hpp"
-#include "charts.hpp"
-#include "speed_check.hpp"
-#include "device.hpp"
-#include "device_figures.hpp"
-#include "files.hpp"
-#include "gradescope.hpp"
-#include "records.hpp"
-#include "report.hpp"
-#include "settings.hpp"
-#include "table.hpp"
+#include "measure/charts.hpp"
+#include "checks/speed_check.hpp"
+#include "run/device.hpp"
+#include "measure/device_figures.hpp"
+#include "base/files.hpp"
+#include "report/gradescope.hpp"
+#include "run/records.hpp"
+#include "report/report.hpp"
+#include "base/settings.hpp"
+#include "report/table.hpp"
 #include "tool_commands.hpp"
-#include "timing.hpp"
+#include "measure/timing.hpp"
 
 namespace reduce_lab::grader {
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "records.hpp"
+#include "run/records.hpp"
 
 namespace reduce_lab::grader {
 

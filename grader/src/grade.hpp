@@ -4,11 +4,11 @@
 #pragma once
 
 #include "catch_compat.hpp"
-#include "correctness_check.hpp"
-#include "count_checks.hpp"
-#include "plans.hpp"
-#include "speed_check.hpp"
-#include "verdict.hpp"
+#include "checks/correctness_check.hpp"
+#include "checks/count_checks.hpp"
+#include "checks/plans.hpp"
+#include "checks/speed_check.hpp"
+#include "base/verdict.hpp"
 
 namespace reduce_lab::grader {
 

@@ -46,25 +46,25 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "catch_runner.hpp"
 #include "commands.hpp"
-#include "counter_fields.hpp"
-#include "device.hpp"
-#include "faults.hpp"
-#include "files.hpp"
+#include "checks/counter_fields.hpp"
+#include "run/device.hpp"
+#include "base/faults.hpp"
+#include "base/files.hpp"
 #include "grade.hpp"
-#include "inputs.hpp"
-#include "lab_runner.hpp"
-#include "limits.hpp"
-#include "profiler_names.hpp"
-#include "records.hpp"
-#include "settings.hpp"
+#include "base/inputs.hpp"
+#include "run/lab_runner.hpp"
+#include "run/limits.hpp"
+#include "checks/profiler_names.hpp"
+#include "run/records.hpp"
+#include "base/settings.hpp"
 #if REDUCE_LAB_SELFTEST
 #include "selftest.hpp"
 #endif
-#include "supervision.hpp"
-#include "supervisor.hpp"
+#include "run/supervision.hpp"
+#include "run/supervisor.hpp"
 
 namespace {
 

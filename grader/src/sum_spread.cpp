@@ -7,13 +7,13 @@
 #include <sstream>
 #include <vector>
 
-#include "catalog.hpp"
-#include "check_messages.hpp"
-#include "cpu_loop.hpp"
-#include "inputs.hpp"
-#include "lab_runner.hpp"
-#include "modules.hpp"
-#include "reference.hpp"
+#include "base/catalog.hpp"
+#include "base/text.hpp"
+#include "measure/cpu_loop.hpp"
+#include "base/inputs.hpp"
+#include "run/lab_runner.hpp"
+#include "run/modules.hpp"
+#include "base/reference.hpp"
 
 namespace reduce_lab::grader {
 

@@ -7,17 +7,17 @@
 
 #include "bench.hpp"
 #include "calibration.hpp"
-#include "charts.hpp"
+#include "measure/charts.hpp"
 #include "command_line.hpp"
-#include "device.hpp"
-#include "files.hpp"
-#include "modules.hpp"
-#include "rows_speed_check.hpp"
+#include "run/device.hpp"
+#include "base/files.hpp"
+#include "run/modules.hpp"
+#include "checks/rows_speed_check.hpp"
 #include "show/command.hpp"
 #include "sum_spread.hpp"
-#include "supervision.hpp"
-#include "supervisor.hpp"
-#include "timing.hpp"
+#include "run/supervision.hpp"
+#include "run/supervisor.hpp"
+#include "measure/timing.hpp"
 
 namespace reduce_lab::grader {
 

@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "broken_suite.hpp"
-#include "records.hpp"
-#include "settings.hpp"
+#include "run/records.hpp"
+#include "base/settings.hpp"
 
 namespace reduce_lab::grader::broken {
 

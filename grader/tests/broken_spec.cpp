@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "broken_suite.hpp"
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 
 namespace reduce_lab::grader::broken {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "selftest.hpp"
-#include "verdict.hpp"
+#include "base/verdict.hpp"
 
 namespace reduce_lab::grader::broken {
 

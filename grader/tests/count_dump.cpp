@@ -6,10 +6,10 @@
 #include <sstream>
 #include <vector>
 
-#include "catalog.hpp"
-#include "counter_fields.hpp"
-#include "plans.hpp"
-#include "lab_runner.hpp"
+#include "base/catalog.hpp"
+#include "checks/counter_fields.hpp"
+#include "checks/plans.hpp"
+#include "run/lab_runner.hpp"
 
 namespace reduce_lab::grader {
 

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <vector>
 
-#include "settings.hpp"
+#include "base/settings.hpp"
 
 namespace reduce_lab::grader {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "files.hpp"
+#include "base/files.hpp"
 #include "grade.hpp"
 #include "selftest.hpp"
 

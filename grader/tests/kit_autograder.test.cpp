@@ -9,11 +9,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "catalog.hpp"
-#include "files.hpp"
+#include "base/catalog.hpp"
+#include "base/files.hpp"
 #include "kit.hpp"
-#include "report.hpp"
-#include "settings.hpp"
+#include "report/report.hpp"
+#include "base/settings.hpp"
 
 extern char** environ;
 

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "bench.hpp"
-#include "catalog.hpp"
-#include "charts.hpp"
+#include "base/catalog.hpp"
+#include "measure/charts.hpp"
 #include "kit.hpp"
-#include "rows_speed_check.hpp"
-#include "inputs.hpp"
-#include "reference.hpp"
-#include "settings.hpp"
+#include "checks/rows_speed_check.hpp"
+#include "base/inputs.hpp"
+#include "base/reference.hpp"
+#include "base/settings.hpp"
 #include "sum_spread.hpp"
 
 using namespace reduce_lab::grader;

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <string>
 
-#include "build_tells.hpp"
+#include "base/build_tells.hpp"
 #include "catch_compat.hpp"
-#include "kernel_trace.hpp"
+#include "measure/kernel_trace.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

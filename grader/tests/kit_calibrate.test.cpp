@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "calibration.hpp"
-#include "files.hpp"
+#include "base/files.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

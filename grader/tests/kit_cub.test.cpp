@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <memory>
 
-#include "cub_baseline.hpp"
+#include "measure/cub_baseline.hpp"
 #include "kit.hpp"
-#include "lab_runner.hpp"
-#include "reference.hpp"
-#include "timing.hpp"
+#include "run/lab_runner.hpp"
+#include "base/reference.hpp"
+#include "measure/timing.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;

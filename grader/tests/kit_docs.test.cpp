@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "catch_compat.hpp"
 #include "kit.hpp"
 
@@ -248,7 +248,7 @@ TEST_CASE("kit docs") {
       REQUIRE(it->size() == claim.expected.size() + 1);
       for (std::size_t g = 0; g < claim.expected.size(); ++g) {
         const std::string stated = (*it)[g + 1];
-        INFO("the page states \"" << stated << "\"; the plans in grader/src/plans.cpp give " << claim.expected[g]);
+        INFO("the page states \"" << stated << "\"; the plans in grader/src/checks/plans.cpp give " << claim.expected[g]);
         CHECK(canonical(parse_sizes(stated)) == claim.expected[g]);
         const std::size_t begin = offset + static_cast<std::size_t>(it->position(g + 1));
         covered.push_back({claim.file, begin, begin + stated.size()});

@@ -9,19 +9,19 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
-#include "catalog.hpp"
-#include "faults.hpp"
-#include "files.hpp"
+#include "base/catalog.hpp"
+#include "base/faults.hpp"
+#include "base/files.hpp"
 #include "kit.hpp"
-#include "lab_runner.hpp"
-#include "limits.hpp"
-#include "modules.hpp"
-#include "reference.hpp"
-#include "records.hpp"
-#include "settings.hpp"
-#include "speed_gate.hpp"
-#include "supervisor.hpp"
-#include "table.hpp"
+#include "run/lab_runner.hpp"
+#include "run/limits.hpp"
+#include "run/modules.hpp"
+#include "base/reference.hpp"
+#include "run/records.hpp"
+#include "base/settings.hpp"
+#include "checks/speed_gate.hpp"
+#include "run/supervisor.hpp"
+#include "report/table.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;

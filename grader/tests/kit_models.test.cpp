@@ -1,9 +1,9 @@
 // The book models the requests tests compare with must reproduce the figures measured on
 // an H200 with the same counting model (design §4).
-#include "book_models.hpp"
+#include "checks/book_models.hpp"
 #include "catch_compat.hpp"
-#include "profiler_names.hpp"
-#include "shared_checks.hpp"
+#include "checks/profiler_names.hpp"
+#include "checks/shared_checks.hpp"
 
 #include <reduce_lab/bank_tally.h>
 

@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "kit.hpp"
-#include "report.hpp"
+#include "report/report.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -11,18 +11,18 @@
 #include <sstream>
 
 #include "bench.hpp"
-#include "catalog.hpp"
-#include "charts.hpp"
+#include "base/catalog.hpp"
+#include "measure/charts.hpp"
 #include "commands.hpp"
-#include "device_figures.hpp"
-#include "files.hpp"
-#include "gradescope.hpp"
+#include "measure/device_figures.hpp"
+#include "base/files.hpp"
+#include "report/gradescope.hpp"
 #include "kit.hpp"
-#include "records.hpp"
-#include "report.hpp"
-#include "settings.hpp"
-#include "table.hpp"
-#include "timing.hpp"
+#include "run/records.hpp"
+#include "report/report.hpp"
+#include "base/settings.hpp"
+#include "report/table.hpp"
+#include "measure/timing.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;

@@ -17,9 +17,9 @@
 #include <set>
 #include <sstream>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "kit.hpp"
-#include "modules.hpp"
+#include "run/modules.hpp"
 #include "show/command.hpp"
 #include "show/run.hpp"
 #include "show/svg.hpp"

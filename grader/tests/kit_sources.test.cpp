@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "catalog.hpp"
+#include "base/catalog.hpp"
 #include "catch_compat.hpp"
 #include "kit.hpp"
 

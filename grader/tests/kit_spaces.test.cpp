@@ -12,8 +12,8 @@
 #include "catch_compat.hpp"
 #include "execution_spaces.hpp"
 #include "kit.hpp"
-#include "modules.hpp"
-#include "settings.hpp"
+#include "run/modules.hpp"
+#include "base/settings.hpp"
 
 using namespace reduce_lab::grader;
 using reduce_lab::spaces::check_execution_spaces;

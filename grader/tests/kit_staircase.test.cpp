@@ -12,8 +12,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "catalog.hpp"
-#include "charts.hpp"
+#include "base/catalog.hpp"
+#include "measure/charts.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

@@ -2,8 +2,8 @@
 // implemented yet, never a crash, a hang or a pass.
 #include <fstream>
 
-#include "book_models.hpp"
-#include "catalog.hpp"
+#include "checks/book_models.hpp"
+#include "base/catalog.hpp"
 #include "kit.hpp"
 
 using namespace reduce_lab::grader;

@@ -2,7 +2,7 @@
 // every element loaded once and one value written per row; timed on three shapes against the
 // student's own lab 7 over the same elements, with CUB's segmented reduction beside it.
 #include "grade.hpp"
-#include "rows_speed_check.hpp"
+#include "checks/rows_speed_check.hpp"
 
 using namespace reduce_lab::grader;
 

@@ -2,7 +2,7 @@
 // any n in every K, each input byte loaded once, at most ceil(log_K(block size)) barriers per
 // block; every K timed against the student's own K = 2 in one run.
 #include "grade.hpp"
-#include "variant_speed_check.hpp"
+#include "checks/variant_speed_check.hpp"
 
 using namespace reduce_lab::grader;
 

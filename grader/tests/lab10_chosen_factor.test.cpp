@@ -1,7 +1,7 @@
 // Lab 10: lab 5 with COARSE_FACTOR chosen for n and the device: correct for any n at the factors it
 // chooses, each input byte loaded once; its choice timed against a sweep of factors at four sizes.
 #include "grade.hpp"
-#include "sweep_speed_check.hpp"
+#include "checks/sweep_speed_check.hpp"
 
 using namespace reduce_lab::grader;
 

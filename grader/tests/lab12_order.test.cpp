@@ -2,7 +2,7 @@
 // power of two, and Order (an operator that is not commutative) shows which trees keep order; lab
 // 1's must, the others must not. Its requests and speed are not graded (grader/labs.json).
 #include "grade.hpp"
-#include "order_check.hpp"
+#include "checks/order_check.hpp"
 
 using namespace reduce_lab::grader;
 

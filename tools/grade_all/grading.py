@@ -360,7 +360,7 @@ def grade_in(scratch: Path, log: Path, submission: Submission, setup: Setup, stu
     ctest_log = scratch / "ctest.txt"
     lane = setup.device_lane
     # The grader's own limits inside each test (a launch, a call, the supervisor's) come from
-    # the test's budget, CMake's REDUCE_LAB_TEST_TIMEOUT set from --timeout (grader/src/limits.hpp).
+    # the test's budget, CMake's REDUCE_LAB_TEST_TIMEOUT set from --timeout (grader/src/run/limits.hpp).
 
     def run_tests(selection: list, tests: int) -> None:
         junit = build / f"junit-{len(junits)}.xml"

@@ -6,13 +6,13 @@
 #include <fstream>
 #include <string>
 
-#include "catalog.hpp"
-#include "charts.hpp"
-#include "files.hpp"
-#include "limits.hpp"
-#include "modules.hpp"
-#include "supervision.hpp"
-#include "supervisor.hpp"
+#include "base/catalog.hpp"
+#include "measure/charts.hpp"
+#include "base/files.hpp"
+#include "run/limits.hpp"
+#include "run/modules.hpp"
+#include "run/supervision.hpp"
+#include "run/supervisor.hpp"
 
 #if defined(REDUCE_LAB_EMU)
 #include "show/run.hpp"

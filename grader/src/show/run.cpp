@@ -4,10 +4,10 @@
 
 #include <reduce_emu/record.h>
 
-#include "catalog.hpp"
-#include "inputs.hpp"
-#include "lab_runner.hpp"
-#include "thread_order.hpp"
+#include "base/catalog.hpp"
+#include "base/inputs.hpp"
+#include "run/lab_runner.hpp"
+#include "base/thread_order.hpp"
 
 namespace reduce_lab::grader::show {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "charts.hpp"
+#include "measure/charts.hpp"
 
 namespace reduce_lab::grader::show {
 

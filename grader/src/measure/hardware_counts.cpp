@@ -1,0 +1,153 @@
+#include "measure/hardware_counts.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <vector>
+
+#include "base/settings.hpp"
+
+namespace reduce_lab::grader {
+
+namespace {
+
+// ncu's metric for each kit counter (requests are warp-level instructions in ncu's terms;
+// an atomic whose result is unused is a reduction, "red").
+struct Metric {
+  const char* name;
+  int kind;
+  bool sectors;
+};
+const Metric kMetrics[] = {
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 0, true},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 1, true},
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0, false},
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1, false},
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 2, false},
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", 2, false},
+};
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::string field;
+  bool in_quotes = false;
+  for (char c : line) {
+    if (c == '"') {
+      in_quotes = !in_quotes;
+    } else if (c == ',' && !in_quotes) {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  fields.push_back(field);
+  return fields;
+}
+
+// The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS.
+std::string profile_size(Shape shape) {
+  const std::string columns = std::to_string(shape.columns);
+  return shape.rows > 1 ? std::to_string(shape.rows) + "x" + columns : columns;
+}
+
+}  // namespace
+
+HardwareCounts timed_build_counts(int lab, Shape shape) {
+  HardwareCounts counts;
+  const std::string ncu = settings().ncu;
+  if (ncu.empty()) {
+    counts.why_not = "Nsight Compute (ncu) was not found with the CUDA toolkit";
+    return counts;
+  }
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length <= 0) {
+    counts.why_not = "the grader could not find its own executable";
+    return counts;
+  }
+  self[length] = '\0';
+  std::string metrics;
+  for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
+  const std::string command = quoted(ncu) + " --csv --print-units base --metrics " + metrics + " " + quoted(self) +
+                              " --profile-all " + std::to_string(lab) + " " + profile_size(shape) + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) {
+    counts.why_not = "ncu could not be started";
+    return counts;
+  }
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+    counts.why_not = "this machine does not let users read the GPU's performance counters (ERR_NVGPUCTRPERM)";
+    return counts;
+  }
+  std::istringstream lines(output);
+  std::string line;
+  int kernel_column = -1, metric_column = -1, value_column = -1, rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '"') continue;
+    const std::vector<std::string> fields = csv_fields(line);
+    if (kernel_column < 0) {
+      for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
+        if (fields[i] == "Kernel Name") kernel_column = i;
+        if (fields[i] == "Metric Name") metric_column = i;
+        if (fields[i] == "Metric Value") value_column = i;
+      }
+      continue;
+    }
+    if (metric_column < 0 || value_column < 0 || kernel_column < 0) break;
+    const int needed = std::max(kernel_column, std::max(metric_column, value_column));
+    if (static_cast<int>(fields.size()) <= needed) continue;
+    // The kit's own kernel that sets the output (reduce_lab::fill) is not the lab's traffic.
+    if (fields[kernel_column].find("fill_kernel") != std::string::npos) continue;
+    std::string digits;
+    for (char c : fields[value_column])
+      if (c >= '0' && c <= '9') digits += c;
+    for (const Metric& m : kMetrics) {
+      if (fields[metric_column] != m.name) continue;
+      const unsigned long long value = digits.empty() ? 0 : std::strtoull(digits.c_str(), nullptr, 10);
+      (m.sectors ? counts.sectors : counts.instructions)[m.kind] += value;
+      ++rows;
+    }
+  }
+  if (rows == 0) {
+    counts.why_not = "ncu reported no counters (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+    return counts;
+  }
+  counts.measured = true;
+  return counts;
+}
+
+std::optional<std::string> traffic_difference(const HardwareCounts& timed, const Counters& counted) {
+  static const char* const kinds[kAccessKinds] = {"load", "store", "atomic"};
+  // The compiler may merge or drop a load the counting build keeps; 2% is far below what
+  // another kernel body changes (a vectorised loop has a quarter of the instructions).
+  auto differ = [](unsigned long long a, unsigned long long b) {
+    const double larger = static_cast<double>(std::max(a, b));
+    return larger > 0 && std::fabs(static_cast<double>(a) - static_cast<double>(b)) > 0.02 * larger + 1;
+  };
+  for (int k = 0; k < kAccessKinds; ++k) {
+    if (k != 2 && differ(timed.sectors[k], counted.sectors[k]))
+      return std::string(kinds[k]) + " sectors: " + std::to_string(timed.sectors[k]) + " timed, " +
+             std::to_string(counted.sectors[k]) + " counted";
+    if (differ(timed.instructions[k], counted.instructions[k]))
+      return std::string(kinds[k]) + " instructions (warp level): " + std::to_string(timed.instructions[k]) +
+             " timed, " + std::to_string(counted.instructions[k]) + " counted";
+  }
+  return std::nullopt;
+}
+
+}  // namespace reduce_lab::grader

@@ -1,0 +1,34 @@
+// The timed build's global-memory traffic as the GPU's own counters see it: Nsight Compute
+// (ncu) runs one pass of the plain (timed) module, and its counts must match what the kit's
+// counters saw in the counted build on the same size (design §13). Where ncu is missing or
+// not permitted to read the counters (ERR_NVGPUCTRPERM on many machines), nothing is
+// compared, and the caller says so.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <reduce_lab/abi.h>
+
+#include "base/inputs.hpp"
+
+namespace reduce_lab::grader {
+
+struct HardwareCounts {
+  bool measured = false;
+  std::string why_not;  // when !measured
+  // Summed over the lab's kernels (the kit's own fill kernel left out), by access kind.
+  unsigned long long sectors[kAccessKinds] = {0, 0, 0};
+  unsigned long long instructions[kAccessKinds] = {0, 0, 0};
+};
+
+// The whole reduction (labgrader --profile-all LAB N, a row lab's matrix ROWSxCOLUMNS) of the
+// timed build under ncu, in a process of its own: host code that remembers earlier calls meets
+// this one first.
+HardwareCounts timed_build_counts(int lab, Shape shape);
+
+// The kind whose figures differ by more than the compiler may explain, as a sentence, or
+// nothing. `counted` is the counted build's whole reduction of the same n.
+std::optional<std::string> traffic_difference(const HardwareCounts& timed, const Counters& counted);
+
+}  // namespace reduce_lab::grader
