@@ -12,7 +12,7 @@
 #include "catch_compat.hpp"
 #include "kit.hpp"
 
-using reduce_lab::grader::source_root;
+using namespace reduce_lab::grader;
 
 namespace {
 
@@ -76,4 +76,50 @@ TEST_CASE("kit layers: docs/figures/layers.svg is what tools/draw-layers draws o
   const std::string command = "python3 '" + source_root() + "/tools/draw-layers' --check";
   INFO(command << ": run tools/draw-layers and commit docs/figures/layers.svg");
   CHECK(std::system(command.c_str()) == 0);
+}
+
+namespace {
+
+const char* const kMeasureText = R"(
+function measure(svg, view) {
+  const texts = Array.from(svg.querySelectorAll('text')).map((e) => {
+    const b = e.getBBox();
+    return {text: e.textContent, x: b.x, y: b.y, width: b.width, height: b.height};
+  });
+  return {width: view.width, height: view.height, texts: texts};
+}
+)";
+
+}  // namespace
+
+TEST_CASE("kit layers: the layer diagram, laid out by headless Chromium, keeps every label inside and apart") {
+  if (find_chromium().empty()) {
+    WARN("headless Chromium was not found: the layer diagram is not rendered (Debian and Ubuntu: apt-get install chromium)");
+    return;
+  }
+  const std::string svg = read_text(std::filesystem::path(source_root()) / "docs" / "figures" / "layers.svg");
+  REQUIRE_FALSE(svg.empty());
+  const nlohmann::json drawn = render_in_chromium(fresh_dir("layers"), {{"layers", svg}}, kMeasureText)["layers"];
+  INFO(drawn.dump(1).substr(0, 4000));
+  REQUIRE_FALSE(drawn.contains("error"));
+  const nlohmann::json& texts = drawn["texts"];
+  CHECK(texts.size() > 40);  // the title, seven boxes of three lines, the matrix
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const nlohmann::json& a = texts[i];
+    INFO(a["text"]);
+    CHECK(a["width"].get<double>() > 0);
+    CHECK(a["x"].get<double>() >= 0);
+    CHECK(a["y"].get<double>() >= 0);
+    CHECK(a["x"].get<double>() + a["width"].get<double>() <= drawn["width"].get<double>());
+    CHECK(a["y"].get<double>() + a["height"].get<double>() <= drawn["height"].get<double>());
+    for (std::size_t j = i + 1; j < texts.size(); ++j) {
+      const nlohmann::json& b = texts[j];
+      const bool apart = a["x"].get<double>() + a["width"].get<double>() <= b["x"].get<double>() ||
+                         b["x"].get<double>() + b["width"].get<double>() <= a["x"].get<double>() ||
+                         a["y"].get<double>() + a["height"].get<double>() <= b["y"].get<double>() ||
+                         b["y"].get<double>() + b["height"].get<double>() <= a["y"].get<double>();
+      INFO("overlaps " << b["text"]);
+      CHECK(apart);
+    }
+  }
 }
