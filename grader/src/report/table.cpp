@@ -158,7 +158,8 @@ bool print_table(const std::string& dir, const std::string& backend) {
   std::printf("\n%s", text.c_str());
   if (text.find("(no results") == std::string::npos)
     std::printf("\nPASS: done. FAIL: its message above says what was measured, what was expected and which page to\n"
-                "read. SKIP: cannot be graded on this machine. Every test's whole output: ctest.log, beside report.json.\n");
+                "read. SKIP: cannot be graded on this machine (\"not graded\": the lab has no such check). Every\n"
+                "test's whole output: ctest.log, beside report.json.\n");
   std::fflush(stdout);
   return all_passed;
 }
