@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/inputs.hpp"
 #include "base/settings.hpp"
 
 // The text of grader/labs.json, written into a source file by CMake (cmake/LabManifest.cmake).
@@ -70,10 +71,6 @@ std::vector<T> names_field(const json& plan, const char* key, const std::string&
   return chosen;
 }
 
-const char* type_name(DType type) { return type == DType::f32 ? "float" : type == DType::f64 ? "double" : "int"; }
-const char* operation_name(Op op) {
-  return op == Op::sum ? "sum" : op == Op::max ? "max" : op == Op::min ? "min" : "order";
-}
 
 LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std::string>& checks) {
   const std::string where = "lab entry " + std::to_string(expected_number);
@@ -154,8 +151,8 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
       lab.sweep.device_filling = field(sweep, "device_filling", at).get<bool>();
     }
     if (lab.kind == LabKind::generic || lab.kind == LabKind::rows) {
-      lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
-      lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
+      lab.dtypes = names_field<DType>(plan, "types", where + ", plan", dtype_name, kDTypes);
+      lab.ops = names_field<Op>(plan, "ops", where + ", plan", op_name, kOps);
     }
   }
   if (plan.contains("variants")) {
@@ -185,8 +182,8 @@ LabInfo parse_lab(const json& entry, int expected_number, const std::vector<std:
     throw bad(where + ", plan", std::string("'max_barriers_per_block' is \"") + kBarriersPerFanInStep +
                                     "\", which needs 'variants' (the fan-in of each)");
   if (lab.order_probe) {
-    lab.dtypes = names_field<DType>(plan, "types", where + ", plan", type_name, kDTypes);
-    lab.ops = names_field<Op>(plan, "ops", where + ", plan", operation_name, kOps);
+    lab.dtypes = names_field<DType>(plan, "types", where + ", plan", dtype_name, kDTypes);
+    lab.ops = names_field<Op>(plan, "ops", where + ", plan", op_name, kOps);
     if (lab.variant_name.empty()) throw bad(where + ", plan", "'keeps_order' needs 'variants' (the trees)");
     for (unsigned tree : lab.keeps_order)
       if (std::find(lab.variants.begin(), lab.variants.end(), tree) == lab.variants.end())
