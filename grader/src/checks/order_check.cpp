@@ -179,10 +179,12 @@ Verdict check_order(int lab, const CorrectnessPlan& plan) {
     // A tree that kept order at every n has first == keeps: its problem is that it kept it.
     const std::string summary = std::string(tree_order_name(first_problem->first)) + ": " +
                                 variant_text(lab, first_problem->tree);
-    std::string keeps, others;
-    for (unsigned tree : info.variants)
-      (std::find(info.keeps_order.begin(), info.keeps_order.end(), tree) != info.keeps_order.end() ? keeps : others) +=
-          std::string(" ") + std::to_string(tree);
+    std::string keeps, others;  // "1", "2, 4, 7"
+    for (unsigned tree : info.variants) {
+      std::string& list =
+          std::find(info.keeps_order.begin(), info.keeps_order.end(), tree) != info.keeps_order.end() ? keeps : others;
+      list += (list.empty() ? "" : ", ") + std::to_string(tree);
+    }
     // A tree that kept order where its lab's does not was not that lab's tree; any other problem is
     // in how the tree pairs its operands.
     const bool ported_wrong = first_problem->first_other == 0;
@@ -191,8 +193,9 @@ Verdict check_order(int lab, const CorrectnessPlan& plan) {
                                                 "'s tree as you wrote it there, with op(a, b) where it adds a + b."
                                           : info.revisit;
     return fail(summary,
-                head + report + "Expected: tree" + (keeps.empty() ? std::string(" none") : keeps) +
-                    " keeping order, tree" + others + " not.\n" + problems + doc_line(lab, hint) +
+                head + report + "Expected: keeping order, tree " + (keeps.empty() ? std::string("none") : keeps) +
+                    "; not keeping it, tree " + (others.empty() ? std::string("none") : others) + ".\n" + problems +
+                    doc_line(lab, hint) +
                     // ./lab show draws a float sum, whose pictures cannot tell a swap: op(b, a) reads
                     // and writes what op(a, b) does. A tree that pairs other elements they do show.
                     (first_problem->first == TreeOrder::mirrored ? std::string() : picture_line(lab, first_problem->tree)),
