@@ -88,36 +88,31 @@ __device__ __forceinline__ unsigned seam_sectors(unsigned active, unsigned lane,
   return run_seam_sectors(lo, lo + static_cast<unsigned long long>(lanes) * bytes);
 }
 
-// One lane per group of the `active` lanes that touch the same segment counts it once: the
-// hardware issues one request per distinct 128-byte segment of a warp instruction. A call, not
-// inlined at every access site (one body a module took lab 8's reference from 126 s of nvcc to
-// about 50 s); every lane of `active` makes it, and the *_sync operations wait for them all.
-inline __device__ __noinline__ void tally_access(Counters* counters, unsigned active, Access kind,
-                                                 unsigned long long byte, unsigned bytes) {
-  const unsigned lane = lane_id();
-  const unsigned same_segment = __match_any_sync(active, byte >> 7);
-  const unsigned same_sector = __match_any_sync(active, byte >> 5);
-  const unsigned seams = seam_sectors(active, lane, byte, bytes);
-  const int k = static_cast<int>(kind);
-  if (lane == static_cast<unsigned>(__ffs(same_segment) - 1)) atomicAdd(&counters->requests[k], 1ull);
-  if (lane == static_cast<unsigned>(__ffs(same_sector) - 1)) atomicAdd(&counters->sectors[k], 1ull);
-  if (lane == static_cast<unsigned>(__ffs(active) - 1)) {
-    atomicAdd(&counters->instructions[k], 1ull);
-    atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
-    atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
-    if (seams != 0) atomicAdd(&counters->seam_sectors[k], static_cast<unsigned long long>(seams));
-  }
-}
-
-// Counts one warp instruction's access and returns the address to access (the emulator's
-// version may redirect it; here it is the same). The lanes running the access are read here,
-// inlined at the access itself: inside a called function __activemask() named other lanes too
-// (lab 7 at n = 31 loaded 34 floats by that count).
-__device__ __forceinline__ void* count_access(Access kind, const void* address, unsigned bytes,
+// One lane per group of the active lanes that touch the same segment counts it once: the
+// hardware issues one request per distinct 128-byte segment of a warp instruction. Returns
+// the address to access (the emulator's version may redirect it; here it is the same).
+// A call, not inlined: the same lanes make it as would run the access it stands for, and one
+// body a module instead of one per access site took lab 8's reference from 126 s of nvcc to 50 s.
+inline __device__ __noinline__ void* count_access(Access kind, const void* address, unsigned bytes,
                                               const void* /*origin*/) {
   Counters* counters = device_counters;
-  if (counters != nullptr)
-    tally_access(counters, __activemask(), kind, reinterpret_cast<unsigned long long>(address), bytes);
+  if (counters != nullptr) {
+    const unsigned active = __activemask();
+    const unsigned lane = lane_id();
+    const unsigned long long byte = reinterpret_cast<unsigned long long>(address);
+    const unsigned same_segment = __match_any_sync(active, byte >> 7);
+    const unsigned same_sector = __match_any_sync(active, byte >> 5);
+    const unsigned seams = seam_sectors(active, lane, byte, bytes);
+    const int k = static_cast<int>(kind);
+    if (lane == static_cast<unsigned>(__ffs(same_segment) - 1)) atomicAdd(&counters->requests[k], 1ull);
+    if (lane == static_cast<unsigned>(__ffs(same_sector) - 1)) atomicAdd(&counters->sectors[k], 1ull);
+    if (lane == static_cast<unsigned>(__ffs(active) - 1)) {
+      atomicAdd(&counters->instructions[k], 1ull);
+      atomicAdd(&counters->active_lanes[k], static_cast<unsigned long long>(__popc(active)));
+      atomicAdd(&counters->bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
+      if (seams != 0) atomicAdd(&counters->seam_sectors[k], static_cast<unsigned long long>(seams));
+    }
+  }
   return const_cast<void*>(address);
 }
 #else

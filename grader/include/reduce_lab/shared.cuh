@@ -48,11 +48,14 @@ __device__ __forceinline__ void observe_shared(Access kind, const volatile void*
 // 4/8/16-byte unit share it, and the deepest bank (the most distinct units in one bank, or
 // bank pair or quad) is the number of wavefronts the phase takes. The ideal is one per phase
 // with an active lane; conflicts are the wavefronts beyond it. bank_tally.h is the host-side
-// twin of this function (the emulator and the grader's models count through it). A call made
-// by every lane of `active`, as tally_access (global.cuh) is: one body a module.
-inline __device__ __noinline__ void tally_shared(Counters* counters, unsigned active, Access kind, unsigned offset,
-                                                 unsigned bytes) {
+// twin of this function (the emulator and the grader's models count through it). A call, as
+// count_access (global.cuh) is: one body a module, not one per access site.
+inline __device__ __noinline__ void observe_shared(Access kind, const volatile void* address, unsigned bytes) {
+  Counters* counters = device_counters;
+  if (counters == nullptr) return;
+  const unsigned active = __activemask();
   const unsigned lane = lane_id();
+  const unsigned offset = static_cast<unsigned>(__cvta_generic_to_shared(const_cast<const void*>(address)));
   const unsigned unit_bytes = bytes <= 4 ? 4 : bytes;
   const unsigned units_per_phase = 128 / unit_bytes;  // 32, 16 or 8 lanes per wavefront
   const unsigned phase = lane / units_per_phase;
@@ -82,14 +85,6 @@ inline __device__ __noinline__ void tally_shared(Counters* counters, unsigned ac
     ::atomicAdd(&counters->shared_active_lanes[k], static_cast<unsigned long long>(__popc(active)));
     ::atomicAdd(&counters->shared_bytes[k], static_cast<unsigned long long>(__popc(active)) * bytes);
   }
-}
-
-// The lanes running the access are read inline, at the access (global.cuh's count_access says why).
-__device__ __forceinline__ void observe_shared(Access kind, const volatile void* address, unsigned bytes) {
-  Counters* counters = device_counters;
-  if (counters == nullptr) return;
-  tally_shared(counters, __activemask(), kind,
-               static_cast<unsigned>(__cvta_generic_to_shared(const_cast<const void*>(address))), bytes);
 }
 #endif
 
