@@ -91,9 +91,7 @@ __device__ __forceinline__ unsigned seam_sectors(unsigned active, unsigned lane,
 // One lane per group of the active lanes that touch the same segment counts it once: the
 // hardware issues one request per distinct 128-byte segment of a warp instruction. Returns
 // the address to access (the emulator's version may redirect it; here it is the same).
-// A call, not inlined: the same lanes make it as would run the access it stands for, and one
-// body a module instead of one per access site took lab 8's reference from 126 s of nvcc to 50 s.
-inline __device__ __noinline__ void* count_access(Access kind, const void* address, unsigned bytes,
+__device__ __forceinline__ void* count_access(Access kind, const void* address, unsigned bytes,
                                               const void* /*origin*/) {
   Counters* counters = device_counters;
   if (counters != nullptr) {

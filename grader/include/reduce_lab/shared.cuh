@@ -48,9 +48,8 @@ __device__ __forceinline__ void observe_shared(Access kind, const volatile void*
 // 4/8/16-byte unit share it, and the deepest bank (the most distinct units in one bank, or
 // bank pair or quad) is the number of wavefronts the phase takes. The ideal is one per phase
 // with an active lane; conflicts are the wavefronts beyond it. bank_tally.h is the host-side
-// twin of this function (the emulator and the grader's models count through it). A call, as
-// count_access (global.cuh) is: one body a module, not one per access site.
-inline __device__ __noinline__ void observe_shared(Access kind, const volatile void* address, unsigned bytes) {
+// twin of this function (the emulator and the grader's models count through it).
+__device__ __forceinline__ void observe_shared(Access kind, const volatile void* address, unsigned bytes) {
   Counters* counters = device_counters;
   if (counters == nullptr) return;
   const unsigned active = __activemask();
