@@ -9,11 +9,20 @@
 
 #include "catch_runner.hpp"
 
+#include <vector>
+
 namespace reduce_lab::grader {
 
 int run_catch_session(int argc, char** argv) {
+  // A test name that matches no test case would otherwise pass: CTest registers every test by
+  // name, so a renamed or uncompiled TEST_CASE would leave a test that cannot fail. NoTests makes
+  // such a run exit 2 and print "No test cases matched" (Catch2 v2: any name that matches
+  // nothing; v3: no test case run at all).
+  std::vector<char*> args(argv, argv + argc);
+  static char warn[] = "--warn", no_tests[] = "NoTests";
+  args.insert(args.begin() + 1, {warn, no_tests});
   Catch::Session session;
-  return session.run(argc, argv);
+  return session.run(static_cast<int>(args.size()), args.data());
 }
 
 }  // namespace reduce_lab::grader
