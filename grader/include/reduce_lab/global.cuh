@@ -91,6 +91,10 @@ __device__ __forceinline__ unsigned seam_sectors(unsigned active, unsigned lane,
 // One lane per group of the active lanes that touch the same segment counts it once: the
 // hardware issues one request per distinct 128-byte segment of a warp instruction. Returns
 // the address to access (the emulator's version may redirect it; here it is the same).
+// Inlined at every access site, which makes a counting build slow to compile (lab 8's reference:
+// two minutes of nvcc). A tally in a __noinline__ function was tried, with the active lanes read
+// here and handed to it: on an H200 lab 8's reference then failed its own requests test (427
+// load sectors at 103 x 33, past the 426 that count's own seams allow), which it passes inlined.
 __device__ __forceinline__ void* count_access(Access kind, const void* address, unsigned bytes,
                                               const void* /*origin*/) {
   Counters* counters = device_counters;
