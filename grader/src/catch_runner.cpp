@@ -14,13 +14,17 @@
 namespace reduce_lab::grader {
 
 int run_catch_session(int argc, char** argv) {
-  // A test name that matches no test case would otherwise pass: CTest registers every test by
-  // name, so a renamed or uncompiled TEST_CASE would leave a test that cannot fail. NoTests makes
-  // such a run exit 2 and print "No test cases matched" (Catch2 v2: any name that matches
-  // nothing; v3: no test case run at all).
+  // A test name that matches no test case would otherwise pass (Catch2 v2; v3 when another name
+  // of the run matched): CTest registers every test by name, so a renamed or uncompiled TEST_CASE
+  // would leave a test that cannot fail. The warning makes such a run fail with "No test cases
+  // matched": v2 calls it NoTests, v3 UnmatchedTestSpec (v3 rejects the old name).
   std::vector<char*> args(argv, argv + argc);
-  static char warn[] = "--warn", no_tests[] = "NoTests";
-  args.insert(args.begin() + 1, {warn, no_tests});
+#if REDUCE_LAB_CATCH2_MAJOR < 3
+  static char warn[] = "--warn", unmatched[] = "NoTests";
+#else
+  static char warn[] = "--warn", unmatched[] = "UnmatchedTestSpec";
+#endif
+  args.insert(args.begin() + 1, {warn, unmatched});
   Catch::Session session;
   return session.run(static_cast<int>(args.size()), args.data());
 }
