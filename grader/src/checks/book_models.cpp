@@ -36,6 +36,16 @@ void instruction(Counters& c, Access kind, const Block& b, const std::function<b
   }
 }
 
+// One step of a tree in global memory: each owner t loads its partner's element, then its own,
+// stores the sum over its own, and the block meets at a barrier.
+void tree_step(Counters& c, const Block& b, const std::function<bool(unsigned)>& owner,
+               const std::function<unsigned(unsigned)>& partner, const std::function<unsigned(unsigned)>& own) {
+  instruction(c, Access::load, b, owner, partner);
+  instruction(c, Access::load, b, owner, own);
+  instruction(c, Access::store, b, owner, own);
+  c.barrier_warps += b.warps;
+}
+
 // Thread 0 writes the block's sum to output[blockIdx.x] (reading it from global memory
 // first in labs 1-2).
 void final_write(Counters& c, const Block& b, bool reads_global) {
@@ -65,10 +75,7 @@ Counters model_simple_pass(unsigned n) {
   Counters c{};
   for (unsigned stride = 1; stride <= b.threads; stride *= 2) {
     auto owner = [stride](unsigned t) { return t % stride == 0; };
-    instruction(c, Access::load, b, owner, [stride](unsigned t) { return 2 * t + stride; });
-    instruction(c, Access::load, b, owner, [](unsigned t) { return 2 * t; });
-    instruction(c, Access::store, b, owner, [](unsigned t) { return 2 * t; });
-    c.barrier_warps += b.warps;
+    tree_step(c, b, owner, [stride](unsigned t) { return 2 * t + stride; }, [](unsigned t) { return 2 * t; });
   }
   final_write(c, b, true);
   return scale_to_grid(c, b);
@@ -81,10 +88,8 @@ Counters model_neighbored_less_pass(unsigned n) {
   Counters c{};
   for (unsigned stride = 1; stride <= b.threads; stride *= 2) {
     auto owner = [stride, &b](unsigned t) { return t < b.threads / stride; };
-    instruction(c, Access::load, b, owner, [stride](unsigned t) { return 2 * stride * t + stride; });
-    instruction(c, Access::load, b, owner, [stride](unsigned t) { return 2 * stride * t; });
-    instruction(c, Access::store, b, owner, [stride](unsigned t) { return 2 * stride * t; });
-    c.barrier_warps += b.warps;
+    tree_step(c, b, owner, [stride](unsigned t) { return 2 * stride * t + stride; },
+              [stride](unsigned t) { return 2 * stride * t; });
   }
   final_write(c, b, true);
   return scale_to_grid(c, b);
@@ -95,10 +100,7 @@ Counters model_convergent_pass(unsigned n) {
   Counters c{};
   for (unsigned stride = b.threads; stride >= 1; stride /= 2) {
     auto owner = [stride](unsigned t) { return t < stride; };
-    instruction(c, Access::load, b, owner, [stride](unsigned t) { return t + stride; });
-    instruction(c, Access::load, b, owner, [](unsigned t) { return t; });
-    instruction(c, Access::store, b, owner, [](unsigned t) { return t; });
-    c.barrier_warps += b.warps;
+    tree_step(c, b, owner, [stride](unsigned t) { return t + stride; }, [](unsigned t) { return t; });
   }
   final_write(c, b, true);
   return scale_to_grid(c, b);
