@@ -16,6 +16,7 @@
 #include "checks/hints.hpp"
 #include "run/lab_runner.hpp"
 #include "base/reference.hpp"
+#include "measure/phase_times.hpp"
 #include "measure/run_once.hpp"
 #include "base/settings.hpp"
 #include "checks/speed_check.hpp"
@@ -37,6 +38,7 @@ struct Matrix {
 };
 
 std::vector<Matrix> make_matrices(Shape shape) {
+  const Phase phase("inputs");
   std::vector<Matrix> matrices(kTimedInputs);
   std::vector<std::future<void>> pending;
   for (int k = 0; k < kTimedInputs; ++k)
@@ -241,9 +243,15 @@ Verdict check_rows_speedup(int lab) {
     // nothing of another's, and the counted build runs each in well under a second on a GPU.
     std::vector<std::pair<Shape, std::string>> notes;  // what was compared, per shape
     for (const Shape& shape : shapes) {
-      const HostArray matrix = make_matrix(Pattern::uniform, DType::f32, shape);
+      HostArray matrix;
+      std::vector<Reference> references;
+      {
+        const Phase phase("inputs");
+        matrix = make_matrix(Pattern::uniform, DType::f32, shape);
+        references = row_references(matrix, Op::sum);
+      }
       std::vector<KernelLaunch> timed_kernels;
-      const RunOnce once = run_once(lab_module, matrix, row_references(matrix, Op::sum), &timed_kernels);
+      const RunOnce once = run_once(lab_module, matrix, references, &timed_kernels);
       const std::string where = lab_title(lab) + " at " + shape_text(shape);
       const Fault fault = classify_fault(once.detail);
       switch (once.problem) {

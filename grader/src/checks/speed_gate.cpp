@@ -9,6 +9,7 @@
 #include "base/files.hpp"
 #include "measure/hardware_counts.hpp"
 #include "measure/kernel_trace.hpp"
+#include "measure/phase_times.hpp"
 #include "run/lab_runner.hpp"
 #include "run/records.hpp"
 #include "base/settings.hpp"
@@ -199,10 +200,14 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
                                     "would be timed was never counted:\n" +
                        counted.problem + "\nRead: " + kOneKernelDoc};
   RunOutcome outcome;
-  const std::vector<KernelLaunch> seen = trace_kernels([&] {
-    LabRunner runner(counted.info, DType::f32, Op::sum, Flavor::counted, variant);
-    outcome = runner.reduce(input);
-  });
+  std::vector<KernelLaunch> seen;
+  {
+    const Phase phase("counted run");
+    seen = trace_kernels([&] {
+      LabRunner runner(counted.info, DType::f32, Op::sum, Flavor::counted, variant);
+      outcome = runner.reduce(input);
+    });
+  }
   if (!outcome.ran)
     return Refusal{"not correct yet", lab_title(lab) + "'s counted build failed at " + where +
                                           ", where its timed build ran: " + outcome.error + "\nRead: " + kOneKernelDoc};
@@ -230,7 +235,11 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
             "; its traffic was not compared there: " + traffic_not_compared + ".";
     return std::nullopt;
   }
-  const HardwareCounts hardware = timed_build_counts(lab, shape);
+  HardwareCounts hardware;
+  {
+    const Phase phase("Nsight Compute");
+    hardware = timed_build_counts(lab, shape);
+  }
   if (!hardware.measured) {
     *note = "The timed build launched the counted build's kernels; its traffic was not compared with the GPU's "
             "counters: " + hardware.why_not + ".";

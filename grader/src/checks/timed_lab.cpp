@@ -6,10 +6,12 @@
 #include <stdexcept>
 
 #include "checks/speed_check.hpp"
+#include "measure/phase_times.hpp"
 
 namespace reduce_lab::grader {
 
 TimedInputs draw_timed_inputs(std::size_t n) {
+  const Phase phase("inputs");
   TimedInputs inputs;
   for (int k = 0; k < kTimedInputs; ++k) {
     // Values in [-1, 1) from a different seed each. Not an offset range: an all-positive

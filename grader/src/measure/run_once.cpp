@@ -1,11 +1,13 @@
 #include "measure/run_once.hpp"
 
+#include "measure/phase_times.hpp"
 #include "run/lab_runner.hpp"
 
 namespace reduce_lab::grader {
 
 RunOnce run_once(const ModuleInfo* module, const HostArray& input, const std::vector<Reference>& expected,
                  std::vector<KernelLaunch>* kernels, unsigned variant) {
+  const Phase phase("verified run");
   RunOutcome outcome;
   auto run = [&] {
     LabRunner runner(module, input.dtype, Op::sum, Flavor::counted, variant);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "measure/cache_flush.hpp"
+#include "measure/phase_times.hpp"
 #include "base/settings.hpp"
 
 namespace reduce_lab::grader {
@@ -46,6 +47,7 @@ double time_device_ms(const std::function<void()>& work) {
 
 std::vector<std::vector<double>> take_samples(const std::vector<const Contender*>& contenders, int samples,
                                               int warmups) {
+  const Phase phase("samples");
   std::vector<std::vector<double>> ms(contenders.size());
   for (int i = 0; i < warmups + samples; ++i)
     for (std::size_t c = 0; c < contenders.size(); ++c) {

@@ -1,0 +1,24 @@
+// Where a speed test's seconds go: drawing inputs, the verified runs, the counted build, Nsight
+// Compute, the samples. A GPU suite spends most of its time in its timed tests, one at a time;
+// this line in each test's log (CTest's LastTest.log) says which part to make quicker, instead of
+// a guess. It is printed to stderr when the process ends, and only if some phase was timed.
+#pragma once
+
+namespace reduce_lab::grader {
+
+// Adds the time from its construction to its end to the phase `name` (a string literal). Phases
+// may repeat (one per shape); their times add up. Not for nesting: an inner phase's time would
+// count twice.
+class Phase {
+ public:
+  explicit Phase(const char* name);
+  ~Phase();
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+
+ private:
+  const char* name_;
+  double start_;
+};
+
+}  // namespace reduce_lab::grader
