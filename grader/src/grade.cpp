@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "measure/phase_times.hpp"
 #include "run/records.hpp"
 
 namespace reduce_lab::grader {
@@ -18,6 +19,7 @@ void grade(int lab, const char* test, const Verdict& verdict) {
   // The verdict is printed here, once; Catch2's own report of the failed assertion below
   // would repeat the message, wrapped mid-figure, so a lab test's runner discards it.
   std::printf("%s lab%d.%s: %s\n%s\n", status, lab, test, verdict.summary.c_str(), verdict.message.c_str());
+  if (const std::string phases = phase_times_line(); !phases.empty()) std::printf("%s\n", phases.c_str());
   std::fflush(stdout);
   graded_failure_seen = graded_failure_seen || verdict.status == Status::fail;
   REQUIRE(verdict.status != Status::fail);

@@ -27,11 +27,17 @@ class PhaseTotals {
       }
     totals_.emplace_back(name, seconds);
   }
-  ~PhaseTotals() {
-    if (totals_.empty()) return;
-    std::fprintf(stderr, "time by phase:");
-    for (const auto& [name, seconds] : totals_) std::fprintf(stderr, " %s %.2f s;", name, seconds);
-    std::fprintf(stderr, " %.2f s from the first phase to the end\n", now_seconds() - started_);
+  std::string line() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (totals_.empty()) return std::string();
+    std::string text = "time by phase:";
+    char figure[64];
+    for (const auto& [name, seconds] : totals_) {
+      std::snprintf(figure, sizeof figure, " %.2f s;", seconds);
+      text += " " + std::string(name) + figure;
+    }
+    std::snprintf(figure, sizeof figure, " %.2f s from the first phase's start", now_seconds() - started_);
+    return text + figure;
   }
 
  private:
@@ -50,5 +56,7 @@ PhaseTotals& totals() {
 Phase::Phase(const char* name) : name_(name), start_(now_seconds()) { totals(); }
 
 Phase::~Phase() { totals().add(name_, now_seconds() - start_); }
+
+std::string phase_times_line() { return totals().line(); }
 
 }  // namespace reduce_lab::grader

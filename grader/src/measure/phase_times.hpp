@@ -1,8 +1,10 @@
 // Where a speed test's seconds go: drawing inputs, the verified runs, the counted build, Nsight
 // Compute, the samples. A GPU suite spends most of its time in its timed tests, one at a time;
 // this line in each test's log (CTest's LastTest.log) says which part to make quicker, instead of
-// a guess. It is printed to stderr when the process ends, and only if some phase was timed.
+// a guess. grade() prints it below the verdict.
 #pragma once
+
+#include <string>
 
 namespace reduce_lab::grader {
 
@@ -20,5 +22,8 @@ class Phase {
   const char* name_;
   double start_;
 };
+
+// "time by phase: inputs 0.41 s; samples 1.20 s; ...", or "" when no phase was timed.
+std::string phase_times_line();
 
 }  // namespace reduce_lab::grader
