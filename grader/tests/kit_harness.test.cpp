@@ -116,6 +116,32 @@ TEST_CASE("kit harness") {
     CHECK_THAT(counted.first_comparison.text, Catch::StartsWith("got "));
     CHECK(wrong_rows(values, rows, DType::f32, 3, 2, &changed).count == 1);
   }
+  SECTION("millions of rows, checked on several threads, count every wrong row and name the first") {
+    // Past the rows a single thread checks, wrong rows in different threads' parts: the first
+    // in order is named, however the parts finish, and a changed row is judged by its own reference.
+    const Shape shape{(std::size_t{1} << 20) + 3, 2};
+    const HostArray matrix = make_matrix(Pattern::uniform, DType::f32, shape);
+    const std::vector<Reference> rows = row_references(matrix, Op::sum);
+    std::vector<double> values;
+    for (const Reference& row : rows) values.push_back(row.value);
+    CHECK(wrong_rows(values, rows, DType::f32, 2).count == 0);
+    const std::size_t late = shape.rows - 1, middle = shape.rows / 2 + 5, early = 7;
+    values[late] = NAN;
+    values[middle] += 1;
+    const WrongRows two = wrong_rows(values, rows, DType::f32, 2);
+    CHECK(two.count == 2);
+    CHECK(two.first == middle);
+    values[early] += 1;
+    Reference changed = rows[middle];
+    changed.value += 1;
+    const WrongRows judged = wrong_rows(values, rows, DType::f32, 2, middle, &changed);
+    CHECK(judged.count == 2);
+    CHECK(judged.first == early);
+    CHECK_THAT(first_wrong_row(values, rows, DType::f32, 2).value_or(""),
+               Catch::StartsWith("row " + std::to_string(early) + ": got "));
+    values.pop_back();
+    CHECK_THROWS(wrong_rows(values, rows, DType::f32, 2));
+  }
   SECTION("the tolerance grows with log2(n) and sum|x|, not with a constant") {
     const HostArray input = make_input(Pattern::uniform, DType::f32, 1 << 16);
     const Reference ref = reference(input, Op::sum);
