@@ -224,7 +224,14 @@ class Runner {
   void run_blocks(LaunchState& launch);
 
   // Fiber side.
-  void suspend();  // back to the scheduler until released; throws if the block is given up
+  void suspend();  // on to the round's next fiber (or the scheduler) until released; throws if the block is given up
+  // The stopping fiber's way on (scheduler.cpp): accounts for `self` as the round's bookkeeping
+  // would, and returns the context to jump to: the round's next fiber, made current, or the
+  // scheduler's. A round runs as a chain, fiber to fiber, one switch a stop instead of two.
+  __attribute__((visibility("hidden"))) fcontext::fcontext_t leave(Thread& self);
+  // The first thing a fiber (or the scheduler) does where a jump lands: keep the context of
+  // whoever jumped, so that it can be resumed there.
+  void arrive(fcontext::fcontext_t from) { (handing_ != nullptr ? handing_->context : scheduler_context) = from; }
   [[noreturn]] void fault_in_fiber(const Thread& thread, const std::string& what);
   void check_clock_in_fiber(const Thread& thread);
   std::string where(const Thread& thread) const;
@@ -280,6 +287,9 @@ class Runner {
   std::vector<Thread> threads_;
   std::vector<Warp> warps_;
   std::vector<Thread*> runnable_;
+  bool chaining_ = false;       // a round's fibers hand over to each other (run_round)
+  std::size_t chain_next_ = 0;  // the index in runnable_ of the round's next fiber
+  Thread* handing_ = nullptr;   // the fiber jumping now; null while the scheduler jumps
   StackPool stacks_;
   unsigned thread_count_ = 0;
   unsigned exited_ = 0;
@@ -312,8 +322,8 @@ extern __thread Thread* current_thread __attribute__((tls_model("initial-exec"))
 // Every sync point's way back to the scheduler (barriers.cpp, warp_sync.cpp): inline, so that
 // the hottest call of a block's run is not a call through the library's PLT.
 inline void Runner::suspend() {
-  const fcontext::transfer_t back = fcontext::jump_fcontext(scheduler_context, nullptr);
-  scheduler_context = back.fctx;
+  const fcontext::transfer_t back = fcontext::jump_fcontext(leave(*current_thread), nullptr);
+  arrive(back.fctx);
   if (aborting) throw BlockAbandoned{};
 }
 
