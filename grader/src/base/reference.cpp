@@ -208,12 +208,14 @@ WrongRows wrong_rows(const std::vector<double>& values, const std::vector<Refere
   // Lab 8's speed test checks every row of every timed sample, millions of rows each: the rows
   // are shared among threads there, and the tolerance's factor is computed once, not per row.
   const double factor = tolerance_factor(dtype, columns);
+  auto expected_of = [&](std::size_t r) -> const Reference& {
+    return changed_to && r == changed ? *changed_to : expected[r];
+  };
   const std::vector<WrongRows> parts =
       over_parts(expected.size(), expected.size() >= kParallelRows, [&](std::size_t first, std::size_t count) {
         WrongRows part;
         for (std::size_t r = first; r < first + count; ++r) {
-          const Reference& ref = changed_to && r == changed ? *changed_to : expected[r];
-          if (within(values[r], ref, factor)) continue;
+          if (within(values[r], expected_of(r), factor)) continue;
           if (part.count++ == 0) part.first = r;
         }
         return part;
@@ -224,8 +226,7 @@ WrongRows wrong_rows(const std::vector<double>& values, const std::vector<Refere
     wrong.count += part.count;
   }
   if (wrong.count > 0) {
-    const Reference& ref = changed_to && wrong.first == changed ? *changed_to : expected[wrong.first];
-    wrong.first_comparison = compare(values[wrong.first], ref, dtype, columns);
+    wrong.first_comparison = compare(values[wrong.first], expected_of(wrong.first), dtype, columns);
   }
   return wrong;
 }

@@ -81,7 +81,8 @@ HardwareCounts timed_build_counts(int lab, Shape shape) {
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
   // The counters are instructions and sectors requested, not hits or durations: neither the
   // caches' contents between replay passes nor the clocks change them, so ncu neither flushes
-  // the caches nor locks the clocks (about 0.9 s of each run's 3.4 s on an H200, lab 4 at 2^26).
+  // the caches nor locks the clocks (lab 4 at 2^26 on an H200, ncu run alone: 2.5-2.6 s instead
+  // of 3.4-3.6 s; within the GPU suite the speed tests' ncu phase showed no clear difference).
   const std::string command = quoted(ncu) + " --cache-control none --clock-control none --csv --print-units base --metrics " +
                               metrics + " " + quoted(self) +
                               " --profile-all " + std::to_string(lab) + " " + profile_size(shape) + " 2>&1";

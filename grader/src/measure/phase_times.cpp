@@ -15,7 +15,7 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// The phases in the order they first ended, with their summed seconds; printed at exit.
+// The phases in the order they first ended, with their summed seconds; line() is grade()'s.
 class PhaseTotals {
  public:
   void add(const char* name, double seconds) {
