@@ -97,6 +97,8 @@ function(reduce_lab_read_manifest)
     set(REDUCE_LAB_LAB${number}_STEM "${stem}" PARENT_SCOPE)
     set(REDUCE_LAB_LAB${number}_BASELINE "${baseline}" PARENT_SCOPE)
     set(REDUCE_LAB_LAB${number}_CASES "${cases}" PARENT_SCOPE)
+    string(JSON kind ERROR_VARIABLE error GET "${text}" labs ${index} kind)
+    set(REDUCE_LAB_LAB${number}_KIND "${kind}" PARENT_SCOPE)
   endforeach()
   set(REDUCE_LAB_LABS "${numbers}" PARENT_SCOPE)
   # A raw string literal cannot hold its own delimiter; the manifest has no reason to.
