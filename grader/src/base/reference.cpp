@@ -159,15 +159,16 @@ double tolerance_factor(DType dtype, std::size_t n) {
   return 2.0 * depth * eps;
 }
 
+// The difference allowed from `ref`, for a factor of tolerance_factor()'s.
+double allowed_difference(const Reference& ref, double factor) { return ref.exact ? 0 : factor * ref.sum_abs; }
+
 bool within(double got, const Reference& ref, double factor) {
-  const double allowed = ref.exact ? 0 : factor * ref.sum_abs;
-  return !std::isnan(got) && (std::fabs(got - ref.value) <= allowed || got == ref.value);
+  return !std::isnan(got) && (std::fabs(got - ref.value) <= allowed_difference(ref, factor) || got == ref.value);
 }
 }  // namespace
 
 double tolerance(const Reference& ref, DType dtype, std::size_t n) {
-  if (ref.exact) return 0;
-  return tolerance_factor(dtype, n) * ref.sum_abs;
+  return allowed_difference(ref, tolerance_factor(dtype, n));
 }
 
 double value_of(DType dtype, const void* element) {
