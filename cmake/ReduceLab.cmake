@@ -431,8 +431,9 @@ function(reduce_lab_add_lab lab)
     add_test(NAME lab${lab}.${test} COMMAND ${REDUCE_LAB_GRADER_TARGET} ${args})
     if(test STREQUAL "speedup")
       # Timing shares the GPU with nothing else. It reads the verdicts of the lab's (and its
-      # baseline's) correctness and races tests, so those run first (design §13).
-      set(verdicts lab${lab}.correctness lab${lab}.races)
+      # baseline's) correctness and races tests, and the comparison of the lab's timed build
+      # with its counted build that its requests test records, so those run first (design §13).
+      set(verdicts lab${lab}.correctness lab${lab}.races lab${lab}.requests)
       set(baseline "${REDUCE_LAB_LAB${lab}_BASELINE}")
       if(baseline GREATER 0)
         list(APPEND verdicts lab${baseline}.correctness lab${baseline}.races)

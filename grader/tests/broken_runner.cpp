@@ -259,6 +259,9 @@ int run_case(const std::vector<std::string>& arguments) {
     return 77;
   }
   for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
+  // A case the GPU does not time needs no comparison of its timed build's traffic: its requests
+  // test leaves the seconds of Nsight Compute out (timed_traffic.hpp).
+  if (speed_prerequisites(c, backend).empty()) set_environment("REDUCE_LAB_TIMED_TRAFFIC", "0");
 
   const std::string results = settings().results_dir;
   if (results.empty()) {

@@ -20,6 +20,7 @@
 #include "run/records.hpp"
 #include "base/settings.hpp"
 #include "checks/speed_gate.hpp"
+#include "checks/timed_traffic.hpp"
 #include "run/supervisor.hpp"
 #include "report/table.hpp"
 
@@ -482,6 +483,49 @@ TEST_CASE("kit harness speed gate") {
     const auto refusal = gpu_gate();
     REQUIRE(refusal);
     CHECK(refusal->summary == "not correct yet");
+  }
+  SECTION("the timed build's traffic, as the requests test recorded it: read like a verdict") {
+    set_environment("REDUCE_LAB_RESULTS_DIR", results.string());
+    auto traffic = [](bool emulator_judged, std::string* note) {
+      return recorded_traffic_refusal(3, emulator_judged, note);
+    };
+    std::string note;
+    const auto missing = traffic(true, &note);  // before the requests test ran
+    REQUIRE(missing);
+    CHECK(missing->summary == "no verdict yet");
+    CHECK_THAT(missing->message, Catch::Contains("lab3.requests") && Catch::Contains("./lab grade 3"));
+    record_in(results, kTimedTrafficRecord, pass("equal", "Its global-memory traffic equals the counted build's."));
+    CHECK_FALSE(traffic(true, &note));
+    CHECK(note == "Its global-memory traffic equals the counted build's.");
+    build("version 2 of lab 3\n");  // rebuilt after it
+    const auto stale = traffic(true, &note);
+    REQUIRE(stale);
+    CHECK(stale->summary == "verdict of another version");
+    // Other traffic: a difference between the builds' code where the emulator judged the file,
+    // undefined behaviour where nothing did.
+    const std::string differs = "lab 3's timed build moved other global-memory traffic than its counted build";
+    record_in(results, kTimedTrafficRecord, fail("timed traffic differs", differs, {{"outcome", "differs"}}));
+    const auto judged = traffic(true, &note);
+    REQUIRE(judged);
+    CHECK(judged->summary == "timed code differs from counted");
+    CHECK_THAT(judged->message, Catch::StartsWith(differs));
+    const auto alone = traffic(false, &note);
+    REQUIRE(alone);
+    CHECK(alone->summary == "timed run differs from counted run");
+    CHECK_THAT(alone->message, Catch::Contains("undefined behaviour") && Catch::Contains("./lab grade --emu 3"));
+    // A comparison stopped midway, and a counted build that failed at the timed size.
+    record_in(results, kTimedTrafficRecord, fail("not measured", "did not finish", {{"outcome", "unfinished"}}));
+    const auto unfinished = traffic(true, &note);
+    REQUIRE(unfinished);
+    CHECK(unfinished->summary == "timed traffic not measured");
+    record_in(results, kTimedTrafficRecord, fail("counted build failed", "failed at n = 2^26", {{"outcome", "counted_failed"}}));
+    const auto counted = traffic(true, &note);
+    REQUIRE(counted);
+    CHECK(counted->summary == "not correct yet");
+    // Not compared (no ncu): nothing refused, and the note says why.
+    record_in(results, kTimedTrafficRecord, skip("not compared", "not compared: no ncu."));
+    CHECK_FALSE(traffic(true, &note));
+    CHECK(note == "not compared: no ncu.");
   }
   SECTION("the build keeps the bytes each module was compiled from") {
     // The plain build's compiler launcher copies the lab file; a counting build's rewrite step

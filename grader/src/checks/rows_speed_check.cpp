@@ -241,7 +241,7 @@ Verdict check_rows_speedup(int lab) {
     // and running there the kernels its counted build runs. Every timed shape is compared, each
     // on the lab's first run of it: the shape picks the mapping, so one shape's kernels say
     // nothing of another's, and the counted build runs each in well under a second on a GPU.
-    std::vector<std::pair<Shape, std::string>> notes;  // what was compared, per shape
+    std::vector<std::pair<Shape, std::string>> notes;  // which kernels were compared, per shape
     for (const Shape& shape : shapes) {
       HostArray matrix;
       std::vector<Reference> references;
@@ -265,18 +265,15 @@ Verdict check_rows_speedup(int lab) {
           return not_correct_for_timing(lab, where + " is not correct yet: " + once.detail, figures);
       }
       std::string note;
-      // A few long rows split among blocks: there the reference's own timed build issued 543450
-      // global load instructions by Nsight Compute's count, its counted build 530796, about six
-      // more a block (an H200, 3 x 22369621): predicated loads the counters do not see, it seems,
-      // not yet explained. Until they agree, only the kernels are compared at that shape.
-      const char* not_compared = shape.rows < shape.columns
-                                     ? "at a few long rows the GPU's counters and the kit's count of the reference "
-                                       "itself differ (docs/grading.md, One kernel for every build)"
-                                     : nullptr;
-      if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, setup.gpu_alone.empty(), &note, not_compared))
+      if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, &note))
         return failed(refusal->summary, refusal->message);
       notes.emplace_back(shape, note);
     }
+    // Their traffic, as the requests test compared it (timed_traffic.hpp, which says why not at
+    // the few long rows).
+    std::string traffic_note;
+    if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &traffic_note))
+      return failed(refusal->summary, refusal->message);
     std::vector<ShapeTimes> times;
     try {
       for (const Shape& shape : shapes)
@@ -318,15 +315,11 @@ Verdict check_rows_speedup(int lab) {
             << "matrix read and a float a row written, lab " << base_lab << "'s the elements and its one result)\n"
             << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
             << "'s speed at every shape\n";
-    // What the builds' comparison found: one line where every shape's reads alike (nothing
-    // compared, and why), else a line per shape.
-    const bool alike = std::all_of(notes.begin(), notes.end(),
-                                   [&notes](const auto& entry) { return entry.second == notes.front().second; });
-    if (alike) {
-      message << notes.front().second << "\n";
-    } else {
-      for (const auto& [shape, note] : notes) message << "  " << shape_text(shape) << ": " << note << "\n";
-    }
+    // What the builds' comparison found: the kernels at each shape (one sentence where each
+    // shape's reads alike: not compared, and why), then their traffic.
+    for (std::size_t i = 0; i < notes.size(); ++i)
+      if (i == 0 || notes[i].second != notes[i - 1].second) message << (i == 0 ? "" : " ") << notes[i].second;
+    message << (traffic_note.empty() ? "" : " " + traffic_note) << "\n";
     figures["ratio"] = worst;
     // The worst shape's figures stand for the lab where one figure is read (the staircase, ./lab calibrate).
     for (const nlohmann::json& entry : figures["shapes"])

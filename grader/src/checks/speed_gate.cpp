@@ -7,12 +7,12 @@
 #include "base/build_tells.hpp"
 #include "base/catalog.hpp"
 #include "base/files.hpp"
-#include "measure/hardware_counts.hpp"
 #include "measure/kernel_trace.hpp"
 #include "measure/phase_times.hpp"
 #include "run/lab_runner.hpp"
 #include "run/records.hpp"
 #include "base/settings.hpp"
+#include "checks/timed_traffic.hpp"
 
 namespace reduce_lab::grader {
 
@@ -183,8 +183,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
 }
 
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          bool emulator_judged, std::string* note,
-                                          const char* traffic_not_compared, unsigned variant) {
+                                          std::string* note, unsigned variant) {
   // Where both builds ran: "n = 2^26", or a row lab's matrix, "9586980 x 7".
   const Shape shape{input.rows, input.n / input.rows};
   const std::string where = input.rows > 1 ? shape_text(shape) : "n = " + size_text(input.n);
@@ -230,32 +229,52 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
             << kOneKernelDoc;
     return Refusal{"timed code differs from counted", message.str()};
   }
-  if (traffic_not_compared) {
-    *note = "The timed build launched the counted build's kernels at " + where +
-            "; its traffic was not compared there: " + traffic_not_compared + ".";
+  *note = "The timed build launched the counted build's kernels at " + where + ".";
+  return std::nullopt;
+}
+
+std::optional<Refusal> timed_traffic_refusal(int lab, bool emulator_judged, std::string* note) {
+  // Where no kernel could be traced (the emulator; no CUPTI) nothing was compared, which the
+  // kernels' note already says.
+  std::string why;
+  if (!kernel_trace_available(&why)) {
+    note->clear();
     return std::nullopt;
   }
-  HardwareCounts hardware;
-  {
-    const Phase phase("Nsight Compute");
-    hardware = timed_build_counts(lab, shape);
-  }
-  if (!hardware.measured) {
-    *note = "The timed build launched the counted build's kernels; its traffic was not compared with the GPU's "
-            "counters: " + hardware.why_not + ".";
+  return recorded_traffic_refusal(lab, emulator_judged, note);
+}
+
+std::optional<Refusal> recorded_traffic_refusal(int lab, bool emulator_judged, std::string* note) {
+  const std::string number = std::to_string(lab);
+  const std::string path = settings().results_dir + "/lab" + number + "." + kTimedTrafficRecord;
+  const std::string measured_by = "lab" + number + ".requests (Nsight Compute's comparison of the timed build's "
+                                  "global-memory traffic with the counted build's)";
+  const std::optional<RecordedResult> result = read_result(path);
+  if (!result)
+    return Refusal{"no verdict yet",
+                   lab_title(lab) + " is timed only once its timed build's traffic has been compared with its counted "
+                                    "build's, and that comparison is missing:\n  " + measured_by + ": not found in " +
+                       path + "\nA grade runs it before the speed test. Grade the lab as a whole: ./lab grade " + number +
+                       ".\nRead: " + kVerdictsDoc};
+  if (recorded_source(path) != compiled_from(lab, Flavor::plain))
+    return Refusal{"verdict of another version",
+                   lab_title(lab) + "'s comparison of its timed build's traffic with its counted build's judged another "
+                                    "version of the file than the one its timed build was compiled from:\n  " +
+                       measured_by + ": " + path + "\nIt is left from an earlier build or grade. Grade the lab again "
+                       "(./lab grade " + number + "), which runs every check on the file as it is now.\nRead: " +
+                       kVerdictsDoc};
+  const std::string outcome = result->detail.is_object() && result->detail.contains("figures")
+                                  ? result->detail["figures"].value("outcome", "")
+                                  : std::string();
+  if (result->status != "FAIL") {
+    *note = result->message;
     return std::nullopt;
   }
-  const auto difference = traffic_difference(hardware, outcome.counters);
-  if (!difference) {
-    *note = "The timed build launched the counted build's kernels, and its global-memory traffic (Nsight Compute) "
-            "equals the counted build's: " + std::to_string(hardware.sectors[0]) + " load sectors, " +
-            std::to_string(hardware.instructions[0]) + " load instructions.";
-    return std::nullopt;
-  }
-  const std::string measured = lab_title(lab) + "'s timed build moved other global-memory traffic than its counted "
-                               "build at " + where + " (" + *difference +
-                               "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's "
-                               "counters).\n";
+  if (outcome == "counted_failed")
+    return Refusal{"not correct yet", result->message + "\nRead: " + kOneKernelDoc};
+  if (outcome != "differs")
+    return Refusal{"timed traffic not measured", result->message + "\nRead: " + kOneKernelDoc};
+  const std::string measured = result->message + "\n";
   const std::string source = lab_source_file(lab);
   bool found = false;
   const std::string text = source.empty() ? std::string() : read_text(source, &found);
@@ -268,7 +287,6 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
                        "): a grade rests only on code the counters saw.\nRead: " + kOneKernelDoc};
   // Nothing tells the builds apart and the emulator has not judged the file: the likelier cause
   // is code whose behaviour is undefined, which two runs of the same binary need not agree on.
-  const std::string number = std::to_string(lab);
   return Refusal{"timed run differs from counted run",
                  measured + "The same kernels ran and " + (found ? shown_file(source) : lab_title(lab) + "'s file") +
                      " names nothing that tells the builds apart, so the likelier cause is undefined behaviour: a "

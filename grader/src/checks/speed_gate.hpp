@@ -4,7 +4,8 @@
 //    the CPU emulator's correctness on a GPU machine) all exist and passed;
 //  - its file cannot tell the builds apart (build_tells.hpp);
 //  - the timed build launches exactly the kernels the counted build launches, as the GPU's own
-//    activity records list them (kernel_trace.hpp).
+//    activity records list them (kernel_trace.hpp), and they move the traffic the counted build
+//    counted, as the GPU's own counters read it (timed_traffic.hpp).
 // Each function returns an empty optional when the lab may be timed, else the refusal.
 #pragma once
 
@@ -40,24 +41,27 @@ std::optional<Refusal> verdict_refusal(int lab, const std::string& backend, std:
 // The lab's file names something that differs between the builds.
 std::optional<Refusal> build_dependent_code(int lab);
 
-// The timed (plain) build of lab `lab` runs other code on `input` (a row lab's: a matrix of
-// input.rows rows) than its counted build:
-//  - other kernels: `timed` is what the caller traced around its first run of the timed build
-//    (a second untimed call would meet host code that remembers the first), compared with a
-//    traced run of the counted build, by name, grid, block and dynamic shared memory;
-//  - other global-memory traffic in the same kernels: where Nsight Compute may read the GPU's
-//    counters, the timed build's whole reduction of n elements, measured in a process of its
-//    own, on an input of the same shape, against what the kit counted in that run of the counted build.
-// Where activity records or counters cannot be taken, that part refuses nothing; `note` gets
-// one line for the speed test's message saying what was compared. Other traffic is named a
-// difference between the builds' code where the file tells them apart or the CPU emulator
-// found it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every
-// thread reaches, a race) is the likelier cause, and the message says so.
-// `traffic_not_compared`, where given, says why the traffic is not compared at this input (the
-// kernels still are). `variant`: the lab's variant both builds run (Call::variant).
+// The timed (plain) build of lab `lab` runs other kernels on `input` (a row lab's: a matrix of
+// input.rows rows) than its counted build: `timed` is what the caller traced around its first
+// run of the timed build (a second untimed call would meet host code that remembers the first),
+// compared with a traced run of the counted build, by name, grid, block and dynamic shared
+// memory. Where activity records cannot be taken, it refuses nothing. `note` gets one sentence
+// for the speed test's message saying what was compared. `variant`: the lab's variant both
+// builds run (Call::variant).
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
-                                          bool emulator_judged, std::string* note,
-                                          const char* traffic_not_compared = nullptr, unsigned variant = 0);
+                                          std::string* note, unsigned variant = 0);
+
+// What the same kernels did: the timed build's global-memory traffic against the counted
+// build's, as this grade's requests test measured and recorded it (timed_traffic.hpp), read like
+// a verdict: it must exist and be of the very file the timed build was compiled from, else the
+// lab is not timed ("no verdict yet", "verdict of another version"). Other traffic is named a
+// difference between the builds' code where the file tells them apart or the CPU emulator found
+// it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every thread
+// reaches, a race) is the likelier cause, and the message says so. Where the traffic was not
+// compared (no ncu, counters not readable) it refuses nothing. `note` gets what was compared.
+std::optional<Refusal> timed_traffic_refusal(int lab, bool emulator_judged, std::string* note);
+// Its reading of the record alone, which it applies where kernels can be traced (a GPU).
+std::optional<Refusal> recorded_traffic_refusal(int lab, bool emulator_judged, std::string* note);
 
 // The page a refusal for build-dependent code points to.
 extern const char* const kOneKernelDoc;

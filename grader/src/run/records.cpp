@@ -68,8 +68,8 @@ CurrentTest& current_test() {
 
 }  // namespace
 
-void record(int lab, const std::string& test, const Verdict& verdict) {
- if (const std::string& dir = settings().results_dir; !dir.empty()) {
+void record_beside(int lab, const std::string& test, const Verdict& verdict) {
+  if (const std::string& dir = settings().results_dir; !dir.empty()) {
     std::error_code ignored;
     std::filesystem::create_directories(dir, ignored);
     const std::string path = dir + "/lab" + std::to_string(lab) + "." + test;
@@ -99,6 +99,10 @@ void record(int lab, const std::string& test, const Verdict& verdict) {
     write_file(path, std::string(status_word(verdict.status)) + "\n" + one_line(verdict.summary) + "\n" +
                          verdict.message + "\n");
   }
+}
+
+void record(int lab, const std::string& test, const Verdict& verdict) {
+  record_beside(lab, test, verdict);
   supervision::note_verdict();
 }
 

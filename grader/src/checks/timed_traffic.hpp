@@ -1,0 +1,39 @@
+// The timed build's global-memory traffic against the counted build's, measured before the speed
+// test, beside the other untimed tests (design §13).
+//
+// The speed test times only the code the counters saw. One half of that is which kernels run:
+// the speed test compares the launches of its own first timed run with the counted build's
+// (speed_gate.hpp). The other half is what those kernels do: Nsight Compute reads the GPU's
+// counters for the timed build's whole reduction, in a process of its own, and its load and store
+// traffic must equal what the kit counted in the counted build. That takes ncu seconds per lab
+// (its start and a replay of every kernel), and needs no GPU to itself: the counters are the
+// profiled context's own (two processes loading the GPU fully beside it changed no count of
+// labs 3, 4, 7 or 8 on an H200). So the lab's requests test, which runs beside the others,
+// measures it on a GPU and records the result as lab<N>.timed_traffic, tied like every verdict
+// to the file it judged; the speed test, which has the GPU to itself, only reads it.
+#pragma once
+
+#include <string>
+
+#include "base/verdict.hpp"
+
+namespace reduce_lab::grader {
+
+// The record's name beside the lab's tests: REDUCE_LAB_RESULTS_DIR/lab<N>.timed_traffic.
+extern const char* const kTimedTrafficRecord;
+
+// The comparison at the shapes the lab's speed test times (n = the benchmark size; a row lab's
+// matrices; a sweep's largest size; a variant lab's first variant):
+//  PASS: equal at each, the figures in the message;
+//  SKIP: not compared, and why (no ncu, counters not readable, no GPU backend);
+//  FAIL: other traffic (figures "outcome": "differs", the difference in the message), or the
+//        counted build failed at that shape ("counted_failed").
+Verdict measure_timed_traffic(int lab);
+
+// Measures and records it, where lab `lab` has a speed test and this grader times on a GPU.
+// Before it measures it records that the comparison did not finish, so a process stopped midway
+// leaves a failed record, never an earlier one. It does not count as the test's verdict
+// (records.hpp: the supervisor still records the test's own).
+void record_timed_traffic(int lab);
+
+}  // namespace reduce_lab::grader
