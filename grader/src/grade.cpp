@@ -5,6 +5,7 @@
 #include "measure/phase_times.hpp"
 #include "checks/timed_traffic.hpp"
 #include "run/records.hpp"
+#include "base/settings.hpp"
 
 namespace reduce_lab::grader {
 
@@ -36,7 +37,7 @@ void grade_requests(int lab, const Verdict& verdict) {
   record_and_print(lab, "requests", verdict);
   // After the verdict is recorded: a lab whose timed build hangs or crashes here leaves the
   // requests verdict as it was, and a failed comparison for the speed test to name.
-  record_timed_traffic(lab);
+  if (settings().timed_traffic) record_timed_traffic(lab);
   REQUIRE(verdict.status != Status::fail);
 }
 

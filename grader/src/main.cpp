@@ -20,9 +20,11 @@
 //                      profiler such as Nsight Compute to measure, then the same pass counted
 //                      (a "kit:" line: global sectors, shared wavefronts and conflicts);
 //                      tools/ncu-shared-compare sets the two side by side
-//   --profile-all LAB N   every pass of the timed build and nothing else: what the speed test
-//                      has Nsight Compute measure (speed_gate.hpp); a row lab's N may be a
+//   --profile-all LAB N   every pass of the timed build and nothing else: what Nsight Compute
+//                      measures for the speed test (timed_traffic.hpp); a row lab's N may be a
 //                      matrix, ROWSxCOLUMNS
+//   --timed-traffic LAB   that measurement, recorded as the requests test records it: the
+//                      broken-lab runner's speed part runs it (timed_traffic.hpp)
 //   --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp);
@@ -65,6 +67,7 @@
 #endif
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
+#include "checks/timed_traffic.hpp"
 
 namespace {
 
@@ -212,6 +215,10 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
     if (mode[0] == "--compare-counts" || mode[0] == "--dump-counts") return not_in_this_build(mode[0]);
 #endif
     if (mode[0] == "--device-figures") return record_device_figures();
+    if (mode[0] == "--timed-traffic") {
+      record_timed_traffic(std::atoi(mode[1].c_str()));
+      return 0;
+    }
     return profile(std::atoi(mode[1].c_str()), profile_shape(mode[2]), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
@@ -265,7 +272,7 @@ int main(int argc, char** argv) {
       skip_reason = argv[++i];
     } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--profile-all") && i + 2 < argc) {
       take(i, 2);
-    } else if (arg == "--dump-counts" && i + 1 < argc) {
+    } else if ((arg == "--dump-counts" || arg == "--timed-traffic") && i + 1 < argc) {
       take(i, 1);
     } else if (arg == "--broken") {
       take(i, argc - 1 - i);  // everything after it is the case's

@@ -21,6 +21,8 @@
 #include <thread>
 
 #include "broken_suite.hpp"
+#include "checks/speed_gate.hpp"
+#include "checks/timed_traffic.hpp"
 #include "run/records.hpp"
 #include "base/settings.hpp"
 
@@ -259,9 +261,11 @@ int run_case(const std::vector<std::string>& arguments) {
     return 77;
   }
   for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
-  // A case the GPU does not time needs no comparison of its timed build's traffic: its requests
-  // test leaves the seconds of Nsight Compute out (timed_traffic.hpp).
-  if (speed_prerequisites(c, backend).empty()) set_environment("REDUCE_LAB_TIMED_TRAFFIC", "0");
+  // A case's requests test leaves the comparison of its timed build's traffic with its counted
+  // build's out (timed_traffic.hpp): Nsight Compute profiles one process at a time, and dozens
+  // of cases' verdicts run at once. The speed part, which has the GPU to itself, measures it
+  // (below) just before its speed test reads it.
+  set_environment("REDUCE_LAB_TIMED_TRAFFIC", "0");
 
   const std::string results = settings().results_dir;
   if (results.empty()) {
@@ -304,6 +308,18 @@ int run_case(const std::vector<std::string>& arguments) {
     const Verdict got = verdict_of(lab, check);
     std::printf("%s: lab%d.%s, which the GPU's speed test reads: %s %s\n", title.c_str(), lab, check.c_str(),
                 status_name(got.status), in_quotes(got.summary).c_str());
+  }
+  // Measured only where the speed test will get as far as reading it: a case its verdicts or
+  // its file already keep from being timed would spend ncu's seconds for nothing.
+  std::string ignored_alone;
+  if (part == "speed" && backend == "gpu" && !build_dependent_code(c.lab) &&
+      !verdict_refusal(c.lab, backend, &ignored_alone)) {
+    const std::string record = results + "/lab" + std::to_string(c.lab) + "." + kTimedTrafficRecord;
+    run_child(self, {"--needs-gpu", "--timed-traffic", std::to_string(c.lab)}, results + "/timed_traffic.log");
+    const std::optional<RecordedResult> traffic = read_result(record);
+    std::printf("%s: lab%d's timed build against its counted build, which its speed test reads: %s %s\n",
+                title.c_str(), c.lab, traffic ? traffic->status.c_str() : "MISSING",
+                traffic ? in_quotes(traffic->summary).c_str() : "");
   }
   int differing = 0;
   for (const Expectation& e : expected) {

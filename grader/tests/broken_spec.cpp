@@ -221,8 +221,6 @@ std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, cons
     needed.emplace_back(lab, "correctness");
     if (backend == "gpu") needed.emplace_back(lab, "races");
   }
-  // The case's own timed build against its counted build, which its requests test compares.
-  if (backend == "gpu") needed.emplace_back(c.lab, "requests");
   return needed;
 }
 

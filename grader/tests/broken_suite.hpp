@@ -52,10 +52,8 @@ std::vector<Expectation> expectations_for(const Case& c, const std::string& back
 
 // The verdicts the GPU's speed test of case `c` rests on (speed_gate.hpp), which a run on
 // `backend` must leave in the case's results folder, expected or not, as (lab, check): on the
-// GPU, correctness and races of the case's lab and of its baseline lab, and the case's requests
-// (whose test compares its timed build's traffic with its counted build's, timed_traffic.hpp);
-// on the emulator, their correctness, which the GPU's run reads from there. None when the GPU
-// expects no speed verdict.
+// GPU, correctness and races of the case's lab and of its baseline lab; on the emulator, their
+// correctness, which the GPU's run reads from there. None when the GPU expects no speed verdict.
 std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, const std::string& backend);
 
 // Whether `verdict` is what `expected` asks for; when not, `why` says what differs.

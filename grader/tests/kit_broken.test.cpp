@@ -71,11 +71,9 @@ TEST_CASE("kit broken") {
                               "// expect gpu speedup FAIL \"not correct yet\"\n"
                               "\nvoid f() {}\nREDUCE_LAB_SINGLE(3, \"shared-memory\", f)\n");
     using Needed = std::vector<std::pair<int, std::string>>;
-    // Its own lab's and its baseline's (lab 2): on the GPU correctness and races, and its own
-    // requests (the timed build's traffic against the counted build's); on the emulator the
-    // correctness the GPU's run reads from there, though it expects nothing of it.
-    CHECK(speed_prerequisites(c, "gpu") ==
-          Needed{{3, "correctness"}, {3, "races"}, {2, "correctness"}, {2, "races"}, {3, "requests"}});
+    // Its own lab's and its baseline's (lab 2): on the GPU correctness and races, on the
+    // emulator the correctness the GPU's run reads from there, though it expects nothing of it.
+    CHECK(speed_prerequisites(c, "gpu") == Needed{{3, "correctness"}, {3, "races"}, {2, "correctness"}, {2, "races"}});
     CHECK(speed_prerequisites(c, "emu") == Needed{{3, "correctness"}, {2, "correctness"}});
   }
 

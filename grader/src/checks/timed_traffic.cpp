@@ -13,7 +13,6 @@
 #include "run/lab_runner.hpp"
 #include "run/modules.hpp"
 #include "run/records.hpp"
-#include "base/settings.hpp"
 
 namespace reduce_lab::grader {
 
@@ -115,7 +114,7 @@ Verdict measure_timed_traffic(int lab) {
 }
 
 void record_timed_traffic(int lab) {
-  if (std::string(built_backend()) != "gpu" || !has_check(lab, "speedup") || !settings().timed_traffic) return;
+  if (std::string(built_backend()) != "gpu" || !has_check(lab, "speedup")) return;
   record_beside(lab, kTimedTrafficRecord,
                 fail("not measured", "The comparison of " + lab_title(lab) +
                                          "'s timed build with its counted build (in lab" + std::to_string(lab) +

@@ -10,7 +10,10 @@
 // profiled context's own (two processes loading the GPU fully beside it changed no count of
 // labs 3, 4, 7 or 8 on an H200). So the lab's requests test, which runs beside the others,
 // measures it on a GPU and records the result as lab<N>.timed_traffic, tied like every verdict
-// to the file it judged; the speed test, which has the GPU to itself, only reads it.
+// to the file it judged; the speed test, which has the GPU to itself, only reads it. ncu itself
+// profiles one process at a time, system-wide: the labs' requests tests take turns (CTest's
+// RESOURCE_LOCK), and the broken-lab suite, whose cases' verdicts run dozens at once, measures
+// it in each case's speed part instead (labgrader --timed-traffic LAB).
 #pragma once
 
 #include <string>
