@@ -117,9 +117,8 @@ void record_timed_traffic(int lab) {
   if (std::string(built_backend()) != "gpu" || !has_check(lab, "speedup")) return;
   record_beside(lab, kTimedTrafficRecord,
                 fail("not measured", "The comparison of " + lab_title(lab) +
-                                         "'s timed build with its counted build (in lab" + std::to_string(lab) +
-                                         ".requests) did not finish: its process was stopped first. Its output says "
-                                         "where.",
+                                         "'s timed build with its counted build did not finish: its process was "
+                                         "stopped first (the output of the test that ran it says where).",
                      {{"outcome", "unfinished"}}));
   record_beside(lab, kTimedTrafficRecord, measure_timed_traffic(lab));
 }
