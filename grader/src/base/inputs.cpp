@@ -48,6 +48,10 @@ std::string shape_text(Shape shape) {
   return text(shape.rows) + " x " + text(shape.columns);
 }
 
+std::string timed_input_text(Shape shape) {
+  return shape.rows > 1 ? shape_text(shape) : "n = " + size_text(shape.columns);
+}
+
 const char* dtype_name(DType dtype) {
   switch (dtype) {
     case DType::f32: return "float";

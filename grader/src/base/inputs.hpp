@@ -46,6 +46,9 @@ struct Shape {
 };
 // "1000 x 1000", "2^20+1 x 2"
 std::string shape_text(Shape shape);
+// The input a speed test times, as its messages name it: "n = 2^26", or a row lab's matrix,
+// "9586980 x 7".
+std::string timed_input_text(Shape shape);
 const char* op_name(Op op);
 
 // The seed of this process: REDUCE_LAB_SEED when set, otherwise random.

@@ -241,7 +241,7 @@ Verdict check_rows_speedup(int lab) {
     // and running there the kernels its counted build runs. Every timed shape is compared, each
     // on the lab's first run of it: the shape picks the mapping, so one shape's kernels say
     // nothing of another's, and the counted build runs each in well under a second on a GPU.
-    std::vector<std::pair<Shape, std::string>> notes;  // which kernels were compared, per shape
+    std::string compared, last_note;  // what the builds' comparison found, for the message
     for (const Shape& shape : shapes) {
       HostArray matrix;
       std::vector<Reference> references;
@@ -267,12 +267,13 @@ Verdict check_rows_speedup(int lab) {
       std::string note;
       if (auto refusal = timed_code_differs(lab, timed_kernels, matrix, &note))
         return failed(refusal->summary, refusal->message);
-      notes.emplace_back(shape, note);
+      // One sentence where shapes read alike (nothing compared, and why).
+      if (compared.empty() || note != last_note) compared += (compared.empty() ? "" : " ") + note;
+      last_note = note;
     }
     // Their traffic, as the requests test compared it (timed_traffic.hpp, which says why not at
     // the few long rows).
-    std::string traffic_note;
-    if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &traffic_note))
+    if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &compared))
       return failed(refusal->summary, refusal->message);
     std::vector<ShapeTimes> times;
     try {
@@ -315,11 +316,7 @@ Verdict check_rows_speedup(int lab) {
             << "matrix read and a float a row written, lab " << base_lab << "'s the elements and its one result)\n"
             << "  required: at least " << format("%.2fx", required) << " of lab " << base_lab
             << "'s speed at every shape\n";
-    // What the builds' comparison found: the kernels at each shape (one sentence where each
-    // shape's reads alike: not compared, and why), then their traffic.
-    for (std::size_t i = 0; i < notes.size(); ++i)
-      if (i == 0 || notes[i].second != notes[i - 1].second) message << (i == 0 ? "" : " ") << notes[i].second;
-    message << (traffic_note.empty() ? "" : " " + traffic_note) << "\n";
+    message << compared << "\n";
     figures["ratio"] = worst;
     // The worst shape's figures stand for the lab where one figure is read (the staircase, ./lab calibrate).
     for (const nlohmann::json& entry : figures["shapes"])

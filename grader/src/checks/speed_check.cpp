@@ -142,10 +142,10 @@ Verdict check_speedup(int lab) {
     };
     if (std::string problem = verify(lab, loaded.info); !problem.empty())
       return not_correct_for_timing(lab, problem, figures);
-    std::string kernels_note, traffic_note;
-    if (auto refusal = timed_code_differs(lab, timed_kernels, inputs.host.front(), &kernels_note))
+    std::string compared;  // what the builds' comparison found, for the message
+    if (auto refusal = timed_code_differs(lab, timed_kernels, inputs.host.front(), &compared))
       return failed(refusal->summary, refusal->message);
-    if (auto refusal = timed_traffic_refusal(lab, emulator_judged, &traffic_note))
+    if (auto refusal = timed_traffic_refusal(lab, emulator_judged, &compared))
       return failed(refusal->summary, refusal->message);
     if (base_lab > 0)
       if (std::string problem = verify(base_lab, baseline.info); !problem.empty())
@@ -210,7 +210,7 @@ Verdict check_speedup(int lab) {
             << "  " << lab_title(lab) << ": " << format("%.4f ms", duel.b_median) << "\n"
             << "  " << base_name << ": " << format("%.4f ms", duel.a_median) << "\n"
             << "  speedup " << format("%.2fx", speedup) << " (required at least " << format("%.2fx", required) << ")\n"
-            << kernels_note << (traffic_note.empty() ? "" : " " + traffic_note) << "\n";
+            << compared << "\n";
     message << gpu_alone_line(gpu_alone);
     std::string summary = format("%.2fx", speedup) + " (min " + format("%.2fx", required) +
                           (gpu_alone.empty() ? ")" : "; GPU alone)");

@@ -185,8 +185,7 @@ std::optional<Refusal> build_dependent_code(int lab) {
 std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunch>& timed, const HostArray& input,
                                           std::string* note, unsigned variant) {
   // Where both builds ran: "n = 2^26", or a row lab's matrix, "9586980 x 7".
-  const Shape shape{input.rows, input.n / input.rows};
-  const std::string where = input.rows > 1 ? shape_text(shape) : "n = " + size_text(input.n);
+  const std::string where = timed_input_text({input.rows, input.n / input.rows});
   std::string why;
   if (!kernel_trace_available(&why)) {
     *note = "The timed build was not compared with the counted build: " + why + ".";
@@ -237,10 +236,7 @@ std::optional<Refusal> timed_traffic_refusal(int lab, bool emulator_judged, std:
   // Where no kernel could be traced (the emulator; no CUPTI) nothing was compared, which the
   // kernels' note already says.
   std::string why;
-  if (!kernel_trace_available(&why)) {
-    note->clear();
-    return std::nullopt;
-  }
+  if (!kernel_trace_available(&why)) return std::nullopt;
   return recorded_traffic_refusal(lab, emulator_judged, note);
 }
 
@@ -267,7 +263,7 @@ std::optional<Refusal> recorded_traffic_refusal(int lab, bool emulator_judged, s
                                   ? result->detail["figures"].value("outcome", "")
                                   : std::string();
   if (result->status != "FAIL") {
-    *note = result->message;
+    *note += (note->empty() ? "" : " ") + result->message;
     return std::nullopt;
   }
   if (outcome == "counted_failed")

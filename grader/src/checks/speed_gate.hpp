@@ -58,7 +58,8 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
 // difference between the builds' code where the file tells them apart or the CPU emulator found
 // it correct (`emulator_judged`); otherwise undefined behaviour (a barrier not every thread
 // reaches, a race) is the likelier cause, and the message says so. Where the traffic was not
-// compared (no ncu, counters not readable) it refuses nothing. `note` gets what was compared.
+// compared (no ncu, counters not readable) it refuses nothing. What was compared is added to
+// `note`, after the kernels' sentence it already holds (timed_code_differs).
 std::optional<Refusal> timed_traffic_refusal(int lab, bool emulator_judged, std::string* note);
 // Its reading of the record alone, which it applies where kernels can be traced (a GPU).
 std::optional<Refusal> recorded_traffic_refusal(int lab, bool emulator_judged, std::string* note);

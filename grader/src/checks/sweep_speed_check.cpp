@@ -138,10 +138,10 @@ Verdict check_sweep_speedup(int lab) {
     const RunOnce once = run_once(setup.lab.info, check.host.front(), check.references.front(), &kernels);
     if (const std::string problem = problem_text(once, lab_title(lab), "n = " + size_text(largest)); !problem.empty())
       return not_correct_for_timing(lab, problem, figures);
-    std::string kernels_note, traffic_note;
-    if (auto refusal = timed_code_differs(lab, kernels, check.host.front(), &kernels_note))
+    std::string compared;  // what the builds' comparison found, for the message
+    if (auto refusal = timed_code_differs(lab, kernels, check.host.front(), &compared))
       return failed(refusal->summary, refusal->message);
-    if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &traffic_note))
+    if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &compared))
       return failed(refusal->summary, refusal->message);
 
     nlohmann::json sweep;
@@ -182,7 +182,7 @@ Verdict check_sweep_speedup(int lab) {
       }
     }
     figures["ratio"] = worst;
-    message << kernels_note << (traffic_note.empty() ? "" : " " + traffic_note) << "\n";
+    message << compared << "\n";
     message << gpu_alone_line(setup.gpu_alone);
     if (!settings().results_dir.empty()) {
       const std::string path = settings().results_dir + "/lab" + std::to_string(lab) + "-sweep.svg";

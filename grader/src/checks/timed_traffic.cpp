@@ -26,8 +26,6 @@ struct TimedShape {
   unsigned variant = 0;
 };
 
-std::string shape_words(Shape shape) { return shape.rows > 1 ? shape_text(shape) : "n = " + size_text(shape.columns); }
-
 // The inputs lab `lab`'s speed test times, as the speed checks choose them: a row lab's matrices,
 // a sweep's largest size at the lab's own choice, a variant lab's first variant (a profiled run
 // of each would take seconds apiece), any other lab's n. `left_out` gets the timed shapes whose
@@ -70,7 +68,7 @@ Verdict measure_timed_traffic(int lab) {
   nlohmann::json figures = {{"shapes", nlohmann::json::array()}};
   std::string equal, left_out;
   for (const TimedShape& timed : timed_shapes(lab, &left_out)) {
-    const std::string where = shape_words(timed.shape);
+    const std::string where = timed_input_text(timed.shape);
     RunOutcome outcome;
     {
       const Phase phase("counted run");

@@ -39,7 +39,7 @@ Verdict check_variant_speedup(int lab) {
     // timed. The kernels of every variant are compared; Nsight Compute's traffic of the first
     // variant only (a profiled run each would take seconds apiece), in the requests test
     // (timed_traffic.hpp).
-    std::string kernels_note;
+    std::string compared;  // what the builds' comparison found (the first variant's kernels), for the message
     for (unsigned variant : info.variants) {
       const std::string name = lab_title(lab) + " at " + variant_text(lab, variant);
       std::vector<KernelLaunch> kernels;
@@ -50,10 +50,9 @@ Verdict check_variant_speedup(int lab) {
       std::string note;
       if (auto refusal = timed_code_differs(lab, kernels, inputs.host.front(), &note, variant))
         return failed(refusal->summary + " (" + variant_text(lab, variant) + ")", refusal->message);
-      if (variant == first) kernels_note = note;
+      if (variant == first) compared = note;
     }
-    std::string traffic_note;
-    if (auto refusal = timed_traffic_refusal(lab, emulator_judged, &traffic_note))
+    if (auto refusal = timed_traffic_refusal(lab, emulator_judged, &compared))
       return failed(refusal->summary + " (" + first_name + ")", refusal->message);
 
     std::vector<std::vector<double>> samples;
@@ -115,7 +114,7 @@ Verdict check_variant_speedup(int lab) {
             << table.str() << "The fastest other than " << first_name << " is " << variant_text(lab, best_variant)
             << " at " << format("%.2fx", best) << " (required at least " << format("%.2fx", required)
             << ": no slower than " << first_name << " by more than the noise).\n"
-            << kernels_note << (traffic_note.empty() ? "" : " " + traffic_note) << "\n";
+            << compared << "\n";
     message << gpu_alone_line(setup.gpu_alone);
     const std::string summary = "best " + variant_text(lab, best_variant) + " " + format("%.2fx", best) + " (min " +
                                 format("%.2fx", required) + (setup.gpu_alone.empty() ? ")" : "; GPU alone)");
