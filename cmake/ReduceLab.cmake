@@ -396,6 +396,17 @@ function(reduce_lab_check_environment out lab test)
   set(${out} ${environment} PARENT_SCOPE)
 endfunction()
 
+# reduce_lab_timed_tests(<test>...): tests that time labs have the GPU to themselves
+# (RUN_SERIAL), and in a GPU tree run only once the CPU emulator's run alongside it has ended
+# (the emu.verdicts_ready test, grader/CMakeLists.txt): they read its verdicts, and a compile
+# beside them would share the CPU that launches their kernels.
+function(reduce_lab_timed_tests)
+  set_tests_properties(${ARGN} PROPERTIES RUN_SERIAL TRUE)
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    set_property(TEST ${ARGN} APPEND PROPERTY FIXTURES_REQUIRED emulator_alongside)
+  endif()
+endfunction()
+
 # reduce_lab_add_lab(<lab>): modules for the graded source (and the stub in a self-test build)
 # and the lab's CTest tests, as grader/labs.json declares the lab (cmake/LabManifest.cmake).
 function(reduce_lab_add_lab lab)
@@ -438,7 +449,8 @@ function(reduce_lab_add_lab lab)
       if(baseline GREATER 0)
         list(APPEND verdicts lab${baseline}.correctness lab${baseline}.races)
       endif()
-      set_tests_properties(lab${lab}.${test} PROPERTIES RUN_SERIAL TRUE DEPENDS "${verdicts}")
+      set_tests_properties(lab${lab}.${test} PROPERTIES DEPENDS "${verdicts}")
+      reduce_lab_timed_tests(lab${lab}.${test})
     else()
       # CTest starts the costliest tests first: with every lab's tests at once, the long ones
       # (compute-sanitizer's two passes, lab 7's 432 correctness cases, a rows lab's shapes) then

@@ -194,22 +194,23 @@ bool take_reference_verdict(const std::string& from, const std::string& results,
 
 int run_case(const std::vector<std::string>& arguments) {
   const char* usage =
-      "usage: labgrader --broken FILE gpu|emu [--part all|verdicts|speed] [--check NAME COUNT ARG...]...";
+      "usage: labgrader --broken FILE gpu|emu [--part all|verdicts|traffic|speed] [--check NAME COUNT ARG...]...";
   if (arguments.size() < 2 || (arguments[1] != "gpu" && arguments[1] != "emu")) {
     std::printf("%s\n", usage);
     return 2;
   }
   const std::string& path = arguments[0];
   const std::string& backend = arguments[1];
-  // A case the GPU times is two CTest tests: its verdicts (every check but the speed test, and
-  // the verdicts the speed test reads), which run beside other tests, and then the speed test
-  // alone, which must have the GPU to itself and reads what the first part recorded.
+  // A case the GPU times is three CTest tests: its verdicts (every check but the speed test, and
+  // the verdicts the speed test reads), which run beside other tests; the comparison of its timed
+  // build's traffic with its counted build's, which waits only for other Nsight Compute runs; and
+  // then the speed test alone, which must have the GPU to itself and reads what both recorded.
   std::string part = "all";
   std::size_t first_check = 2;
   if (arguments.size() >= 4 && arguments[2] == "--part") {
     part = arguments[3];
     first_check = 4;
-    if (part != "all" && part != "verdicts" && part != "speed") {
+    if (part != "all" && part != "verdicts" && part != "traffic" && part != "speed") {
       std::printf("%s\n", usage);
       return 2;
     }
@@ -244,7 +245,8 @@ int run_case(const std::vector<std::string>& arguments) {
     std::printf("broken.%s %s: the expectations do not parse:\n  %s\n", stem.c_str(), backend.c_str(), e.what());
     return 1;
   }
-  const std::string title = "broken." + c.name + (part == "speed" ? ".speedup " : " ") + backend;
+  const std::string title =
+      "broken." + c.name + (part == "speed" ? ".speedup " : part == "traffic" ? ".traffic " : " ") + backend;
   std::vector<Expectation> expected = expectations_for(c, backend);
   std::vector<std::pair<int, std::string>> prerequisites = speed_prerequisites(c, backend);
   if (part != "all") {
@@ -252,10 +254,16 @@ int run_case(const std::vector<std::string>& arguments) {
     expected.erase(std::remove_if(expected.begin(), expected.end(),
                                   [&](const Expectation& e) { return (e.check == "speedup") != speed; }),
                    expected.end());
-    // The speed part reads the verdicts the first part recorded in the same folder.
-    if (speed) prerequisites.clear();
+    if (part == "traffic") expected.clear();
+    // The later parts read the verdicts the first part recorded in the same folder.
+    if (part != "verdicts") prerequisites.clear();
   }
-  if (expected.empty() && prerequisites.empty()) {
+  // Measured only for the speed test of a GPU case: in its own part, or in a whole run.
+  const bool measure_traffic = backend == "gpu" && (part == "traffic" || part == "all") &&
+                               std::any_of(c.expectations.begin(), c.expectations.end(), [](const Expectation& e) {
+                                 return e.check == "speedup" && e.backend != "emu";
+                               });
+  if (expected.empty() && prerequisites.empty() && !measure_traffic) {
     std::printf("SKIPPED: %s expects nothing of the %s backend%s\n", c.name.c_str(), backend.c_str(),
                 part == "all" ? "" : (" in its " + part + " part").c_str());
     return 77;
@@ -263,8 +271,8 @@ int run_case(const std::vector<std::string>& arguments) {
   for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
   // A case's requests test leaves the comparison of its timed build's traffic with its counted
   // build's out (timed_traffic.hpp): Nsight Compute profiles one process at a time, and dozens
-  // of cases' verdicts run at once. The speed part, which has the GPU to itself, measures it
-  // (below) just before its speed test reads it.
+  // of cases' verdicts run at once. The traffic part, which CTest runs one Nsight Compute at a
+  // time, measures it (below) for the speed test to read.
   set_environment("REDUCE_LAB_TIMED_TRAFFIC", "0");
 
   const std::string results = settings().results_dir;
@@ -274,11 +282,11 @@ int run_case(const std::vector<std::string>& arguments) {
     return 2;
   }
   // Every verdict in the folder is this run's: a speed test must never read one left by an
-  // earlier run (of another version of the case, or of another kit). The speed part is the one
-  // exception: it runs right after the verdicts part (CTest's DEPENDS), and reads its verdicts,
-  // which the speed gate still ties to the case's file as it is now.
+  // earlier run (of another version of the case, or of another kit). The later parts are the
+  // exception: they run after the verdicts part (CTest's DEPENDS), and read its verdicts, which
+  // the speed gate still ties to the case's file as it is now.
   std::error_code ignored;
-  if (part != "speed") std::filesystem::remove_all(results, ignored);
+  if (part == "verdicts" || part == "all") std::filesystem::remove_all(results, ignored);
   std::filesystem::create_directories(results, ignored);
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -312,14 +320,16 @@ int run_case(const std::vector<std::string>& arguments) {
   // Measured only where the speed test will get as far as reading it: a case its verdicts or
   // its file already keep from being timed would spend ncu's seconds for nothing.
   std::string ignored_alone;
-  if (part == "speed" && backend == "gpu" && !build_dependent_code(c.lab) &&
-      !verdict_refusal(c.lab, backend, &ignored_alone)) {
+  if (measure_traffic && !build_dependent_code(c.lab) && !verdict_refusal(c.lab, backend, &ignored_alone)) {
     const std::string record = results + "/lab" + std::to_string(c.lab) + "." + kTimedTrafficRecord;
     run_child(self, {"--needs-gpu", "--timed-traffic", std::to_string(c.lab)}, results + "/timed_traffic.log");
     const std::optional<RecordedResult> traffic = read_result(record);
     std::printf("%s: lab%d's timed build against its counted build, which its speed test reads: %s %s\n",
                 title.c_str(), c.lab, traffic ? traffic->status.c_str() : "MISSING",
                 traffic ? in_quotes(traffic->summary).c_str() : "");
+  } else if (part == "traffic") {
+    std::printf("%s: not measured: the speed test refuses lab%d before it reads the comparison\n", title.c_str(),
+                c.lab);
   }
   int differing = 0;
   for (const Expectation& e : expected) {
@@ -335,6 +345,7 @@ int run_case(const std::vector<std::string>& arguments) {
     }
     std::fflush(stdout);
   }
+  if (part == "traffic") return 0;  // what it measured is judged by the speed part's expectation
   if (expected.empty()) {
     std::printf("%s: expects nothing of this backend; ran only the verdicts the GPU's speed test reads\n",
                 title.c_str());
