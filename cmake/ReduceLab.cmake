@@ -442,9 +442,12 @@ function(reduce_lab_add_lab lab)
     add_test(NAME lab${lab}.${test} COMMAND ${REDUCE_LAB_GRADER_TARGET} ${args})
     if(test STREQUAL "speedup")
       # Timing shares the GPU with nothing else. It reads the verdicts of the lab's (and its
-      # baseline's) correctness and races tests, and the comparison of the lab's timed build
-      # with its counted build that its requests test records, so those run first (design §13).
+      # baseline's) correctness, races and requests tests, and the comparison of the lab's timed
+      # build with its counted build that its traffic test records, so those run first (design §13).
       set(verdicts lab${lab}.correctness lab${lab}.races lab${lab}.requests)
+      if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+        list(APPEND verdicts lab${lab}.traffic)
+      endif()
       set(baseline "${REDUCE_LAB_LAB${lab}_BASELINE}")
       if(baseline GREATER 0)
         list(APPEND verdicts lab${baseline}.correctness lab${baseline}.races)
@@ -469,15 +472,20 @@ function(reduce_lab_add_lab lab)
         set(cost 2)
       endif()
       set_tests_properties(lab${lab}.${test} PROPERTIES COST ${cost})
-      if(test STREQUAL "requests" AND REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
-        # Its comparison of the timed build's traffic with the counted build's runs Nsight
-        # Compute, which profiles one process at a time: two at once wait on each other, and the
-        # wait counts against the profiled call's time limit. Other tests still run beside it.
-        set_tests_properties(lab${lab}.${test} PROPERTIES RESOURCE_LOCK nsight_compute)
-      endif()
     endif()
     set_tests_properties(lab${lab}.${test} PROPERTIES
       LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
       ENVIRONMENT "${test_environment}")
   endforeach()
+  if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    # The timed build's traffic against the counted build's, for the speed test to read
+    # (timed_traffic.hpp), once the requests test has judged the counted build. Nsight Compute
+    # profiles one process at a time, system-wide: two at once wait on each other, and the wait
+    # counts against the profiled call's time limit, so the traffic tests take turns. Other tests
+    # still run beside them.
+    add_test(NAME lab${lab}.traffic COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --timed-traffic ${lab})
+    set_tests_properties(lab${lab}.traffic PROPERTIES
+      LABELS "lab${lab};gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
+      ENVIRONMENT "${environment}" DEPENDS lab${lab}.requests RESOURCE_LOCK nsight_compute)
+  endif()
 endfunction()

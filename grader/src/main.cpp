@@ -23,8 +23,9 @@
 //   --profile-all LAB N   every pass of the timed build and nothing else: what Nsight Compute
 //                      measures for the speed test (timed_traffic.hpp); a row lab's N may be a
 //                      matrix, ROWSxCOLUMNS
-//   --timed-traffic LAB   that measurement, recorded as the requests test records it: the
-//                      broken-lab runner's speed part runs it (timed_traffic.hpp)
+//   --timed-traffic LAB   that measurement, recorded for the speed test to read: the GPU
+//                      tree's labN.traffic test, and the broken-lab runner's traffic part
+//                      (timed_traffic.hpp)
 //   --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp);
@@ -68,6 +69,7 @@
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 #include "checks/timed_traffic.hpp"
+#include "measure/phase_times.hpp"
 
 namespace {
 
@@ -108,6 +110,21 @@ Shape profile_shape(const std::string& size) {
   if (x == std::string::npos) return {1, std::strtoull(size.c_str(), nullptr, 10)};
   return {std::strtoull(size.substr(0, x).c_str(), nullptr, 10),
           std::strtoull(size.substr(x + 1).c_str(), nullptr, 10)};
+}
+
+// labN.traffic: the comparison recorded, and printed as a test prints its verdict. A failed
+// comparison fails the test too; the lab's speed test names it when it refuses to time the lab.
+int report_timed_traffic(int lab) {
+  const std::optional<Verdict> verdict = record_timed_traffic(lab);
+  if (!verdict) {
+    std::printf("SKIPPED: this build does not time lab %d, so nothing reads the comparison\n", lab);
+    return kSkipped;
+  }
+  const Status status = verdict->status;
+  std::printf("%s lab%d.timed_traffic: %s\n%s\n", status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL",
+              lab, verdict->summary.c_str(), verdict->message.c_str());
+  if (const std::string phases = phase_times_line(); !phases.empty()) std::printf("%s\n", phases.c_str());
+  return verdict->status == Status::fail ? 1 : 0;
 }
 
 int profile(int lab, Shape shape, bool first_pass_only) {
@@ -215,10 +232,7 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
     if (mode[0] == "--compare-counts" || mode[0] == "--dump-counts") return not_in_this_build(mode[0]);
 #endif
     if (mode[0] == "--device-figures") return record_device_figures();
-    if (mode[0] == "--timed-traffic") {
-      record_timed_traffic(std::atoi(mode[1].c_str()));
-      return 0;
-    }
+    if (mode[0] == "--timed-traffic") return report_timed_traffic(std::atoi(mode[1].c_str()));
     return profile(std::atoi(mode[1].c_str()), profile_shape(mode[2]), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);

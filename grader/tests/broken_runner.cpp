@@ -258,7 +258,9 @@ int run_case(const std::vector<std::string>& arguments) {
     // The later parts read the verdicts the first part recorded in the same folder.
     if (part != "verdicts") prerequisites.clear();
   }
-  // Measured only for the speed test of a GPU case: in its own part, or in a whole run.
+  // The comparison of the timed build's traffic with the counted build's (timed_traffic.hpp), as
+  // a lab's own traffic test makes it, for a GPU case's speed test: in its own part, which CTest
+  // runs one Nsight Compute at a time, or in a whole run.
   const bool measure_traffic = backend == "gpu" && (part == "traffic" || part == "all") &&
                                std::any_of(c.expectations.begin(), c.expectations.end(), [](const Expectation& e) {
                                  return e.check == "speedup" && e.backend != "emu";
@@ -269,11 +271,6 @@ int run_case(const std::vector<std::string>& arguments) {
     return 77;
   }
   for (const auto& [name, value] : c.environment) set_environment(name.c_str(), value);
-  // A case's requests test leaves the comparison of its timed build's traffic with its counted
-  // build's out (timed_traffic.hpp): Nsight Compute profiles one process at a time, and dozens
-  // of cases' verdicts run at once. The traffic part, which CTest runs one Nsight Compute at a
-  // time, measures it (below) for the speed test to read.
-  set_environment("REDUCE_LAB_TIMED_TRAFFIC", "0");
 
   const std::string results = settings().results_dir;
   if (results.empty()) {

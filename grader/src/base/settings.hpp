@@ -29,9 +29,6 @@ struct Settings {
   // Tools.
   std::string compute_sanitizer;  // REDUCE_LAB_COMPUTE_SANITIZER (CMake found it with the toolkit)
   std::string ncu;                // REDUCE_LAB_NCU: Nsight Compute, for the speed test's cross-check
-  // REDUCE_LAB_TIMED_TRAFFIC=0: a requests test leaves that cross-check out (the broken-lab
-  // runner's cases, whose speed part measures it itself: labgrader --timed-traffic LAB).
-  bool timed_traffic = true;
   // Replaying a run.
   std::optional<std::uint64_t> seed;      // REDUCE_LAB_SEED: the inputs' seed
   std::optional<std::uint64_t> emu_seed;  // REDUCE_LAB_EMU_SEED: the emulator's thread order

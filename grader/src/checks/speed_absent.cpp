@@ -29,7 +29,7 @@ Verdict check_variant_speedup(int) { return skip("skipped", kNoSpeed); }
 Verdict check_sweep_speedup(int) { return skip("skipped", kNoSpeed); }
 
 // Nothing here will time the lab, so nothing reads the comparison.
-void record_timed_traffic(int) {}
+std::optional<Verdict> record_timed_traffic(int) { return std::nullopt; }
 
 std::size_t benchmark_floats() { throw std::runtime_error(kNoSpeed); }
 

@@ -111,14 +111,16 @@ Verdict measure_timed_traffic(int lab) {
               "Its global-memory traffic (Nsight Compute) equals the counted build's: " + equal + "." + left_out, figures);
 }
 
-void record_timed_traffic(int lab) {
-  if (std::string(built_backend()) != "gpu" || !has_check(lab, "speedup")) return;
+std::optional<Verdict> record_timed_traffic(int lab) {
+  if (std::string(built_backend()) != "gpu" || !has_check(lab, "speedup")) return std::nullopt;
   record_beside(lab, kTimedTrafficRecord,
                 fail("not measured", "The comparison of " + lab_title(lab) +
                                          "'s timed build with its counted build did not finish: its process was "
                                          "stopped first (the output of the test that ran it says where).",
                      {{"outcome", "unfinished"}}));
-  record_beside(lab, kTimedTrafficRecord, measure_timed_traffic(lab));
+  Verdict measured = measure_timed_traffic(lab);
+  record_beside(lab, kTimedTrafficRecord, measured);
+  return measured;
 }
 
 }  // namespace reduce_lab::grader

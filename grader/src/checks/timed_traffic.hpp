@@ -8,14 +8,16 @@
 // traffic must equal what the kit counted in the counted build. That takes ncu seconds per lab
 // (its start and a replay of every kernel), and needs no GPU to itself: the counters are the
 // profiled context's own (two processes loading the GPU fully beside it changed no count of
-// labs 3, 4, 7 or 8 on an H200). So the lab's requests test, which runs beside the others,
-// measures it on a GPU and records the result as lab<N>.timed_traffic, tied like every verdict
-// to the file it judged; the speed test, which has the GPU to itself, only reads it. ncu itself
-// profiles one process at a time, system-wide: the labs' requests tests take turns (CTest's
-// RESOURCE_LOCK), and the broken-lab suite, whose cases' verdicts run dozens at once, measures
-// it in each case's speed part instead (labgrader --timed-traffic LAB).
+// labs 3, 4, 7 or 8 on an H200). So a test of its own on a GPU, lab<N>.traffic
+// (labgrader --timed-traffic LAB), measures it beside the untimed tests once the lab's requests
+// test has run, and records the result as lab<N>.timed_traffic, tied like every verdict to the
+// file it judged; the speed test, which has the GPU to itself, only reads it. ncu profiles one
+// process at a time, system-wide: the traffic tests take turns (CTest's RESOURCE_LOCK), and hold
+// the turn only for the measurement, not for a requests test's own counted runs (20-25 s for
+// labs 1 and 2, in which the others waited). A broken-lab case's traffic part is the same.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "base/verdict.hpp"
@@ -33,10 +35,10 @@ extern const char* const kTimedTrafficRecord;
 //        counted build failed at that shape ("counted_failed").
 Verdict measure_timed_traffic(int lab);
 
-// Measures and records it, where lab `lab` has a speed test and this grader times on a GPU.
-// Before it measures it records that the comparison did not finish, so a process stopped midway
-// leaves a failed record, never an earlier one. It does not count as the test's verdict
-// (records.hpp: the supervisor still records the test's own).
-void record_timed_traffic(int lab);
+// Measures and records it, where lab `lab` has a speed test and this grader times on a GPU (else
+// nullopt). Before it measures it records that the comparison did not finish, so a process
+// stopped midway leaves a failed record, never an earlier one. It is no check's verdict
+// (records.hpp: record_beside), so it never appears in the table; the speed test names it.
+std::optional<Verdict> record_timed_traffic(int lab);
 
 }  // namespace reduce_lab::grader
