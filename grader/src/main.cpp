@@ -26,11 +26,12 @@
 //   --timed-traffic LAB   that measurement, recorded for the speed test to read: the GPU
 //                      tree's labN.traffic test, and the broken-lab runner's traffic part
 //                      (timed_traffic.hpp)
-//   --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...
+//   --broken FILE BACKEND [--part all|verdicts|traffic|speed] [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp);
-//                      --part: all but the speed test, or the speed test alone on what the
-//                      first part recorded (a case the GPU times is two CTest tests)
+//                      --part: all but the speed test, the timed build's traffic against the
+//                      counted build's, or the speed test alone on what the first two recorded
+//                      (a case the GPU times is three CTest tests)
 //
 // Everything but --skip, --broken and the commands runs in a child process that this one
 // supervises (supervisor.hpp): a test that ends without a verdict still gets one that names how

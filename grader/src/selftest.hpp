@@ -26,9 +26,10 @@ std::string find_chromium();
 
 namespace broken {
 
-// labgrader --broken FILE BACKEND [--part all|verdicts|speed] [--check NAME COUNT ARG...]...:
+// labgrader --broken FILE BACKEND [--part all|verdicts|traffic|speed] [--check NAME COUNT ARG...]...:
 // runs one case of the broken-lab suite (grader/tests/broken_suite.hpp), or one part of it (all
-// but the speed test, or the speed test alone on what that part recorded). Each --check group is
+// but the speed test; the comparison of the timed build's traffic with the counted build's; or
+// the speed test alone on what those parts recorded). Each --check group is
 // the grader's argument list for that check as the lab's own CTest test has it
 // (cmake/ReduceLab.cmake, reduce_lab_check_arguments). Returns the process status: 0 when every
 // verdict met its expectation, 77 when the case expects nothing here, else 1.

@@ -112,7 +112,7 @@ TEST_CASE("kit report") {
   for (const int lab : {2, 6, 7}) record(lab, "correctness", check_correctness(lab, small));
   for (const int lab : {1, 2, 6, 7}) record(lab, "races", skip("skipped", "compute-sanitizer needs a GPU"));
   // and, on a GPU, the comparison of each timed build's traffic with its counted build's, which a
-  // grade's requests test records (timed_traffic.hpp).
+  // grade's traffic test records (timed_traffic.hpp).
   for (const int lab : {2, 7}) record_timed_traffic(lab);
   // Timed while lab 2's and lab 7's recorded verdicts are still clean: a lab with a failed
   // correctness record is not timed, and the next records fail on purpose.
