@@ -90,8 +90,9 @@ def labs_to_build(setup: Setup, submission: Submission) -> list:
 def test_selection(backend: str, graded: list, built: list) -> tuple:
     """CTest's selection of the tests of the labs `graded`, and how many it runs. On a GPU a
     lab's speed test also reads its baseline lab's correctness and races verdicts (docs/grading.md,
-    "Only a correct lab is timed"), so those run too where the baseline was built; the report
-    still holds only the labs graded."""
+    "Only a correct lab is timed"), so those run too where the baseline was built, and its own
+    traffic test (labN.traffic: the timed build's traffic against the counted build's); the
+    report still holds only the labs graded."""
     labs = "|".join(str(lab) for lab in graded)
     if backend != "gpu":
         return ["-L", f"^lab({labs})$"], len(graded) * 4
@@ -99,7 +100,7 @@ def test_selection(backend: str, graded: list, built: list) -> tuple:
     pattern = f"lab({labs})\\..*"
     if baselines:
         pattern += "|lab(" + "|".join(str(lab) for lab in baselines) + ")\\.(correctness|races)"
-    return ["-R", f"^({pattern})$"], len(graded) * 4 + len(baselines) * 2
+    return ["-R", f"^({pattern})$"], len(graded) * 5 + len(baselines) * 2
 
 
 def fingerprint(submission: Submission, backend: str, labs: list, stems: dict) -> str:
