@@ -13,8 +13,8 @@
 // test has run, and records the result as lab<N>.timed_traffic, tied like every verdict to the
 // file it judged; the speed test, which has the GPU to itself, only reads it. ncu profiles one
 // process at a time, system-wide: the traffic tests take turns (CTest's RESOURCE_LOCK), and hold
-// the turn only for the measurement, not for a requests test's own counted runs (20-25 s for
-// labs 1 and 2, in which the others waited). A broken-lab case's traffic part is the same.
+// the turn only for the measurement, not for a requests test's own counted runs (3-6 s a lab on
+// an H200 beside the GPU suite). A broken-lab case's traffic part is the same.
 #pragma once
 
 #include <optional>
