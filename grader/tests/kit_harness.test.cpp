@@ -484,16 +484,16 @@ TEST_CASE("kit harness speed gate") {
     REQUIRE(refusal);
     CHECK(refusal->summary == "not correct yet");
   }
-  SECTION("the timed build's traffic, as the requests test recorded it: read like a verdict") {
+  SECTION("the timed build's traffic, as the traffic test recorded it: read like a verdict") {
     set_environment("REDUCE_LAB_RESULTS_DIR", results.string());
     auto traffic = [](bool emulator_judged, std::string* note) {
       return recorded_traffic_refusal(3, emulator_judged, note);
     };
     std::string note;
-    const auto missing = traffic(true, &note);  // before the requests test ran
+    const auto missing = traffic(true, &note);  // before the traffic test ran
     REQUIRE(missing);
     CHECK(missing->summary == "no verdict yet");
-    CHECK_THAT(missing->message, Catch::Contains("lab3.requests") && Catch::Contains("./lab grade 3"));
+    CHECK_THAT(missing->message, Catch::Contains("lab3.traffic") && Catch::Contains("./lab grade 3"));
     record_in(results, kTimedTrafficRecord, pass("equal", "Its global-memory traffic equals the counted build's."));
     CHECK_FALSE(traffic(true, &note));
     CHECK(note == "Its global-memory traffic equals the counted build's.");

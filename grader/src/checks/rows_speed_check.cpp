@@ -271,7 +271,7 @@ Verdict check_rows_speedup(int lab) {
       if (compared.empty() || note != last_note) compared += (compared.empty() ? "" : " ") + note;
       last_note = note;
     }
-    // Their traffic, as the requests test compared it (timed_traffic.hpp, which says why not at
+    // Their traffic, as the traffic test compared it (timed_traffic.hpp, which says why not at
     // the few long rows).
     if (auto refusal = timed_traffic_refusal(lab, setup.gpu_alone.empty(), &compared))
       return failed(refusal->summary, refusal->message);

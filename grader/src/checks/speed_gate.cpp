@@ -243,7 +243,7 @@ std::optional<Refusal> timed_traffic_refusal(int lab, bool emulator_judged, std:
 std::optional<Refusal> recorded_traffic_refusal(int lab, bool emulator_judged, std::string* note) {
   const std::string number = std::to_string(lab);
   const std::string path = settings().results_dir + "/lab" + number + "." + kTimedTrafficRecord;
-  const std::string measured_by = "lab" + number + ".requests (Nsight Compute's comparison of the timed build's "
+  const std::string measured_by = "lab" + number + ".traffic (Nsight Compute's comparison of the timed build's "
                                   "global-memory traffic with the counted build's)";
   const std::optional<RecordedResult> result = read_result(path);
   if (!result)

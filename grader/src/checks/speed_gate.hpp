@@ -52,7 +52,7 @@ std::optional<Refusal> timed_code_differs(int lab, const std::vector<KernelLaunc
                                           std::string* note, unsigned variant = 0);
 
 // What the same kernels did: the timed build's global-memory traffic against the counted
-// build's, as this grade's requests test measured and recorded it (timed_traffic.hpp), read like
+// build's, as this grade's traffic test measured and recorded it (timed_traffic.hpp), read like
 // a verdict: it must exist and be of the very file the timed build was compiled from, else the
 // lab is not timed ("no verdict yet", "verdict of another version"). Other traffic is named a
 // difference between the builds' code where the file tells them apart or the CPU emulator found

@@ -37,7 +37,7 @@ Verdict check_variant_speedup(int lab) {
 
     // Every variant right at this size, and running the counted build's kernels, before any is
     // timed. The kernels of every variant are compared; Nsight Compute's traffic of the first
-    // variant only (a profiled run each would take seconds apiece), in the requests test
+    // variant only (a profiled run each would take seconds apiece), in the traffic test
     // (timed_traffic.hpp).
     std::string compared;  // what the builds' comparison found (the first variant's kernels), for the message
     for (unsigned variant : info.variants) {

@@ -19,9 +19,9 @@ namespace reduce_lab::grader {
 
 // Writes both files of test `test` of lab `lab` (nothing when REDUCE_LAB_RESULTS_DIR is unset).
 void record(int lab, const std::string& test, const Verdict& verdict);
-// The same for a record a test leaves beside its own verdict (the requests test's timed-traffic
-// comparison, timed_traffic.hpp): it does not tell the supervising parent that the test has
-// recorded its verdict, so a test that dies afterwards is still named as such.
+// The same for a record that is no check's verdict (the traffic test's comparison,
+// timed_traffic.hpp): it does not tell the supervising parent that the test has recorded its
+// verdict, so a test that dies afterwards is still named as such.
 void record_beside(int lab, const std::string& test, const Verdict& verdict);
 
 // The graded test this process runs ("lab3 speedup" on the command line), so that code which
