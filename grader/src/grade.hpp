@@ -13,6 +13,9 @@
 namespace reduce_lab::grader {
 
 void grade(int lab, const char* test, const Verdict& verdict);
+// How grade() prints it: "PASS lab3.requests: summary", the message, and where a speed test's
+// time went; labN.traffic prints its comparison the same way.
+void print_verdict(int lab, const char* test, const Verdict& verdict);
 // True once grade() has printed a failed verdict in this process.
 bool graded_failure();
 

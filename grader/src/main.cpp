@@ -70,7 +70,6 @@
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 #include "checks/timed_traffic.hpp"
-#include "measure/phase_times.hpp"
 
 namespace {
 
@@ -121,10 +120,7 @@ int report_timed_traffic(int lab) {
     std::printf("SKIPPED: this build does not time lab %d, so nothing reads the comparison\n", lab);
     return kSkipped;
   }
-  const Status status = verdict->status;
-  std::printf("%s lab%d.timed_traffic: %s\n%s\n", status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL",
-              lab, verdict->summary.c_str(), verdict->message.c_str());
-  if (const std::string phases = phase_times_line(); !phases.empty()) std::printf("%s\n", phases.c_str());
+  print_verdict(lab, kTimedTrafficRecord, *verdict);
   return verdict->status == Status::fail ? 1 : 0;
 }
 

@@ -41,7 +41,7 @@ std::string read_text(const std::string& path, bool* found) {
 std::string in_quotes(const std::string& text) { return "\"" + text + "\""; }
 
 std::string describe(const Expectation& e) {
-  std::string text = status_name(e.status);
+  std::string text = status_word(e.status);
   if (!e.summary.empty()) text += " " + in_quotes(e.summary);
   if (!e.message.empty()) text += " (message: " + in_quotes(e.message) + ")";
   return text;
@@ -261,10 +261,9 @@ int run_case(const std::vector<std::string>& arguments) {
   // The comparison of the timed build's traffic with the counted build's (timed_traffic.hpp), as
   // a lab's own traffic test makes it, for a GPU case's speed test: in its own part, which CTest
   // runs one Nsight Compute at a time, or in a whole run.
+  const std::vector<Expectation> here = expectations_for(c, backend);
   const bool measure_traffic = backend == "gpu" && (part == "traffic" || part == "all") &&
-                               std::any_of(c.expectations.begin(), c.expectations.end(), [](const Expectation& e) {
-                                 return e.check == "speedup" && e.backend != "emu";
-                               });
+                               std::any_of(here.begin(), here.end(), [](const Expectation& e) { return e.check == "speedup"; });
   if (expected.empty() && prerequisites.empty() && !measure_traffic) {
     std::printf("SKIPPED: %s expects nothing of the %s backend%s\n", c.name.c_str(), backend.c_str(),
                 part == "all" ? "" : (" in its " + part + " part").c_str());
@@ -312,7 +311,7 @@ int run_case(const std::vector<std::string>& arguments) {
     if (reference && take_reference_verdict(settings().baseline_results_dir, results, lab, check)) continue;
     const Verdict got = verdict_of(lab, check);
     std::printf("%s: lab%d.%s, which the GPU's speed test reads: %s %s\n", title.c_str(), lab, check.c_str(),
-                status_name(got.status), in_quotes(got.summary).c_str());
+                status_word(got.status), in_quotes(got.summary).c_str());
   }
   // Measured only where the speed test will get as far as reading it: a case its verdicts or
   // its file already keep from being timed would spend ncu's seconds for nothing.
@@ -334,7 +333,7 @@ int run_case(const std::vector<std::string>& arguments) {
     std::string why;
     const bool as_expected = meets(e, got, &why);
     std::printf("%s %s: expected %s, got %s %s\n", title.c_str(), e.check.c_str(), describe(e).c_str(),
-                status_name(got.status), in_quotes(got.summary).c_str());
+                status_word(got.status), in_quotes(got.summary).c_str());
     if (!as_expected) {
       ++differing;
       std::printf("  DIFFERS (%s:%d): %s. The full message:\n%s", file.c_str(), e.line, why.c_str(),

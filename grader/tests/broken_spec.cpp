@@ -10,10 +10,6 @@
 
 namespace reduce_lab::grader::broken {
 
-const char* status_name(Status status) {
-  return status == Status::pass ? "PASS" : status == Status::skip ? "SKIP" : "FAIL";
-}
-
 namespace {
 
 std::string trim(const std::string& text) {
@@ -201,7 +197,7 @@ std::vector<Expectation> expectations_for(const Case& c, const std::string& back
 bool meets(const Expectation& expected, const Verdict& verdict, std::string* why) {
   std::string differs;
   if (verdict.status != expected.status)
-    differs = std::string("the status is ") + status_name(verdict.status) + ", not " + status_name(expected.status);
+    differs = std::string("the status is ") + status_word(verdict.status) + ", not " + status_word(expected.status);
   else if (verdict.summary.find(expected.summary) == std::string::npos)
     differs = "the summary does not contain \"" + expected.summary + "\"";
   else if (!expected.message.empty() && verdict.message.find(expected.message) == std::string::npos)

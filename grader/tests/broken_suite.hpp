@@ -59,9 +59,6 @@ std::vector<std::pair<int, std::string>> speed_prerequisites(const Case& c, cons
 // Whether `verdict` is what `expected` asks for; when not, `why` says what differs.
 bool meets(const Expectation& expected, const Verdict& verdict, std::string* why);
 
-// PASS, FAIL or SKIP.
-const char* status_name(Status status);
-
 // run_case(), what labgrader --broken runs, is declared in selftest.hpp.
 
 }  // namespace reduce_lab::grader::broken

@@ -16,8 +16,6 @@
 
 namespace reduce_lab::grader {
 
-const char* const kTimedTrafficRecord = "timed_traffic";
-
 namespace {
 
 // One input the speed test times, as both builds are run on it.
