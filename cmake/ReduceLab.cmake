@@ -297,6 +297,9 @@ function(reduce_lab_add_module target source flavor outdir number)
       # too (the prelude's comment says how).
       target_compile_options(${target} PRIVATE
         "$<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${PROJECT_SOURCE_DIR}/grader/include/reduce_lab/counting_prelude.cuh>")
+      # Ahead of the toolkit's headers: <cooperative_groups/reduce.h> with the kit's overloads for
+      # counted shared elements (the overlay's comment says why they are not in shared.cuh).
+      target_include_directories(${target} BEFORE PRIVATE "${PROJECT_SOURCE_DIR}/grader/include/counted_overlay")
     endif()
   endif()
   set_target_properties(${target} PROPERTIES

@@ -358,27 +358,7 @@ __device__ __forceinline__ T atomicCAS(SharedPtr<T> address, detail::non_deduced
 
 }  // namespace reduce_lab
 
-#if !defined(REDUCE_LAB_EMU)
-// cooperative_groups::reduce(tile, input_s[t], op) takes its value by forwarding reference
-// and checks that it is op's argument type: an element of a counted array is read once,
-// here, and the value reduced, as the plain build's reduce reads the float. (The emulator's
-// reduce takes the value itself.) Declared in the namespace the CUDA overloads live in, so
-// the qualified call sees both and picks these as the more specialised.
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
-
-namespace cooperative_groups {
-namespace _CG_NAMESPACE {
-template <class Group, class T, class Op>
-__device__ __forceinline__ auto reduce(const Group& group, ::reduce_lab::SharedRef<T>&& value, Op&& op) {
-  return reduce(group, static_cast<std::remove_cv_t<T>>(value), static_cast<Op&&>(op));
-}
-template <class Group, class T, class Op>
-__device__ __forceinline__ auto reduce(const Group& group, ::reduce_lab::SharedRef<T>& value, Op&& op) {
-  return reduce(group, static_cast<std::remove_cv_t<T>>(value), static_cast<Op&&>(op));
-}
-}  // namespace _CG_NAMESPACE
-}  // namespace cooperative_groups
-#endif
+// cooperative_groups::reduce over a counted shared element: see
+// grader/include/counted_overlay/cooperative_groups/reduce.h.
 
 #endif  // counting builds
