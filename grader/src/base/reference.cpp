@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "base/row_rule.hpp"
+
 namespace reduce_lab::grader {
 
 namespace {
@@ -163,7 +165,7 @@ double tolerance_factor(DType dtype, std::size_t n) {
 double allowed_difference(const Reference& ref, double factor) { return ref.exact ? 0 : factor * ref.sum_abs; }
 
 bool within(double got, const Reference& ref, double factor) {
-  return !std::isnan(got) && (std::fabs(got - ref.value) <= allowed_difference(ref, factor) || got == ref.value);
+  return within_allowed(got, ref.value, allowed_difference(ref, factor));
 }
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include "run/lab_runner.hpp"
 #include "base/reference.hpp"
 #include "measure/phase_times.hpp"
+#include "measure/row_check.hpp"
 #include "measure/run_once.hpp"
 #include "base/settings.hpp"
 #include "checks/speed_check.hpp"
@@ -32,23 +33,48 @@ namespace {
 
 struct Matrix {
   HostArray host;
-  std::vector<Reference> rows;  // each row's reference
-  Reference whole;              // every element's, for the baseline that reduces them as one vector
+  std::unique_ptr<RowCheck> by_rows;  // each row's reference, checked where a sample leaves its rows
+  std::unique_ptr<RowCheck> whole;    // every element's, for the baseline that reduces them as one vector
   DeviceBuffer device;
 };
 
-std::vector<Matrix> make_matrices(Shape shape) {
-  const Phase phase("inputs");
+// A matrix drawn for the speed test, with its rows' references.
+struct Drawn {
+  HostArray host;
+  std::vector<Reference> rows;
+};
+
+Drawn draw(Shape shape, unsigned variant) {
+  Drawn drawn;
+  drawn.host = make_matrix(Pattern::uniform, DType::f32, shape, variant);
+  drawn.rows = row_references(drawn.host, Op::sum);
+  return drawn;
+}
+
+Matrix timed_matrix(Drawn drawn) {
+  Matrix m;
+  const std::size_t columns = drawn.host.n / drawn.host.rows;
+  m.by_rows = std::make_unique<RowCheck>(std::move(drawn.rows), DType::f32, columns);
+  m.whole = std::make_unique<RowCheck>(std::vector<Reference>{reference(drawn.host, Op::sum)}, DType::f32,
+                                       drawn.host.n);
+  m.host = std::move(drawn.host);
+  return m;
+}
+
+// The timed inputs at `shape`: input k is the matrix of variant k, and input 0 is `first`, the one
+// the lab was verified on (drawn once, not again here).
+std::vector<Matrix> make_matrices(Shape shape, Drawn first) {
   std::vector<Matrix> matrices(kTimedInputs);
-  std::vector<std::future<void>> pending;
-  for (int k = 0; k < kTimedInputs; ++k)
-    pending.push_back(std::async(std::launch::async, [&matrices, shape, k] {
-      Matrix& m = matrices[static_cast<std::size_t>(k)];
-      m.host = make_matrix(Pattern::uniform, DType::f32, shape, static_cast<unsigned>(k));
-      m.rows = row_references(m.host, Op::sum);
-      m.whole = reference(m.host, Op::sum);
-    }));
-  for (auto& done : pending) done.get();
+  {
+    const Phase phase("inputs");
+    std::vector<std::future<void>> pending;
+    for (int k = 0; k < kTimedInputs; ++k)
+      pending.push_back(std::async(std::launch::async, [&, k] {
+        matrices[static_cast<std::size_t>(k)] =
+            timed_matrix(k == 0 ? std::move(first) : draw(shape, static_cast<unsigned>(k)));
+      }));
+    for (auto& done : pending) done.get();
+  }
   for (Matrix& m : matrices) {
     m.device = DeviceBuffer(shape.elements(), sizeof(float));
     m.device.upload(m.host.data(), shape.elements() * sizeof(float));
@@ -65,15 +91,16 @@ class TimedMatrix {
   TimedMatrix(const ModuleInfo* module, std::vector<Matrix>& inputs, Shape shape, bool as_rows, std::uint64_t seed)
       : runner_(module, DType::f32, Op::sum), inputs_(inputs), shape_(shape), as_rows_(as_rows), rng_(seed) {
     runner_.allocate_for_timing(shape.elements(), as_rows ? shape.rows : 1);
-    for (const Matrix& m : inputs) whole_.push_back({m.whole});
     // A change larger than four tolerances and four results apart: no sample's result is
     // within the tolerance of another's.
     double largest_tolerance = 1.0, largest_value = 0;
-    for (const Matrix& m : inputs)
-      for (const Reference& ref : expected_of(m)) {
-        largest_tolerance = std::max(largest_tolerance, tolerance(ref, DType::f32, columns()));
-        largest_value = std::max(largest_value, std::fabs(ref.value));
+    for (const Matrix& m : inputs) {
+      const RowCheck& check = check_of(m);
+      for (std::size_t r = 0; r < check.rows(); ++r) {
+        largest_tolerance = std::max(largest_tolerance, tolerance(check.expected(r), DType::f32, columns()));
+        largest_value = std::max(largest_value, std::fabs(check.expected(r).value));
       }
+    }
     step_ = 4 * largest_tolerance + 4 * largest_value;
   }
 
@@ -83,9 +110,7 @@ class TimedMatrix {
 
  private:
   std::size_t columns() const { return as_rows_ ? shape_.columns : shape_.elements(); }
-  const std::vector<Reference>& expected_of(const Matrix& m) const {
-    return as_rows_ ? m.rows : whole_[static_cast<std::size_t>(&m - &inputs_[0])];
-  }
+  const RowCheck& check_of(const Matrix& m) const { return as_rows_ ? *m.by_rows : *m.whole; }
 
   void prepare(L2Flush& flush) {
     const Matrix& input = inputs_[static_cast<std::size_t>(sample_ % kTimedInputs)];
@@ -96,8 +121,8 @@ class TimedMatrix {
     std::memcpy(&old, static_cast<const char*>(input.host.data()) + index * sizeof(float), sizeof old);
     runner_.set_input_element(index, &value);
     changed_ = as_rows_ ? index / shape_.columns : 0;
-    expected_ = &expected_of(input);
-    changed_to_ = (*expected_)[changed_];
+    check_ = &check_of(input);
+    changed_to_ = check_->expected(changed_);
     changed_to_.value += static_cast<double>(value) - old;
     changed_to_.sum_abs += std::fabs(static_cast<double>(value)) - std::fabs(static_cast<double>(old));
     flush();
@@ -105,9 +130,9 @@ class TimedMatrix {
 
   double timed(const std::string& name) {
     const double ms = time_device_ms([this] { runner_.enqueue(); });
-    const RunOutcome outcome = runner_.finish();
+    const RunOutcome outcome = runner_.finish_on_device();
     if (!outcome.ran) throw std::runtime_error(outcome.error);
-    if (auto wrong = first_wrong_row(outcome.values, *expected_, DType::f32, columns(), changed_, &changed_to_))
+    if (auto wrong = check_->first_wrong(runner_.timed_result(), changed_, changed_to_))
       throw TimedWrong{name, sample_, *wrong};
     ++sample_;
     return ms;
@@ -120,8 +145,7 @@ class TimedMatrix {
   std::mt19937_64 rng_;
   double step_ = 1;
   int sample_ = 0;
-  std::vector<std::vector<Reference>> whole_;  // each input's one reference, as a list
-  const std::vector<Reference>* expected_ = nullptr;
+  const RowCheck* check_ = nullptr;  // the sample's input's
   std::size_t changed_ = 0;
   Reference changed_to_;
 };
@@ -143,10 +167,8 @@ class TimedCub {
     const double ms = time_device_ms([&] {
       cub_.enqueue(static_cast<const float*>(input.device.data()), static_cast<float*>(out_.data()));
     });
-    std::vector<float> got(shape_.rows);
-    out_.download(got.data(), got.size() * sizeof(float));
-    const std::vector<double> values(got.begin(), got.end());
-    if (auto wrong = first_wrong_row(values, input.rows, DType::f32, shape_.columns))
+    // No row changed: row 0 is held to its own reference.
+    if (auto wrong = input.by_rows->first_wrong(out_, 0, input.by_rows->expected(0)))
       throw TimedWrong{"CUB", sample_, *wrong};
     ++sample_;
     return ms;
@@ -173,9 +195,10 @@ double rows_bytes(Shape shape) { return 4.0 * static_cast<double>(shape.elements
 double vector_bytes(Shape shape) { return 4.0 * static_cast<double>(shape.elements() + 1); }
 
 // Times the lab, the baseline and (where built) CUB on one matrix, interleaved.
-ShapeTimes time_shape(const ModuleInfo* lab, const ModuleInfo* baseline, Shape shape, int samples,
+// `first` is the matrix of variant 0 at `shape`, already drawn.
+ShapeTimes time_shape(const ModuleInfo* lab, const ModuleInfo* baseline, Shape shape, Drawn first, int samples,
                       nlohmann::json& figures) {
-  std::vector<Matrix> inputs = make_matrices(shape);
+  std::vector<Matrix> inputs = make_matrices(shape, std::move(first));
   L2Flush flush;
   const double bytes = rows_bytes(shape);
   std::vector<Contender> contenders;
@@ -242,16 +265,15 @@ Verdict check_rows_speedup(int lab) {
     // on the lab's first run of it: the shape picks the mapping, so one shape's kernels say
     // nothing of another's, and the counted build runs each in well under a second on a GPU.
     std::string compared, last_note;  // what the builds' comparison found, for the message
+    std::vector<Drawn> verified;  // each shape's matrix, the first of its timed inputs
     for (const Shape& shape : shapes) {
-      HostArray matrix;
-      std::vector<Reference> references;
       {
         const Phase phase("inputs");
-        matrix = make_matrix(Pattern::uniform, DType::f32, shape);
-        references = row_references(matrix, Op::sum);
+        verified.push_back(draw(shape, 0));
       }
+      const HostArray& matrix = verified.back().host;
       std::vector<KernelLaunch> timed_kernels;
-      const RunOnce once = run_once(lab_module, matrix, references, &timed_kernels);
+      const RunOnce once = run_once(lab_module, matrix, verified.back().rows, &timed_kernels);
       const std::string where = lab_title(lab) + " at " + shape_text(shape);
       const Fault fault = classify_fault(once.detail);
       switch (once.problem) {
@@ -277,8 +299,9 @@ Verdict check_rows_speedup(int lab) {
       return failed(refusal->summary, refusal->message);
     std::vector<ShapeTimes> times;
     try {
-      for (const Shape& shape : shapes)
-        times.push_back(time_shape(lab_module, baseline_module, shape, sample_count(), figures));
+      for (std::size_t k = 0; k < shapes.size(); ++k)
+        times.push_back(time_shape(lab_module, baseline_module, shapes[k], std::move(verified[k]), sample_count(),
+                                   figures));
     } catch (const TimedWrong& wrong) {
       return failed("timed result wrong",
                     wrong.contender + " is right when run alone, but timed sample " + std::to_string(wrong.sample + 1) +
@@ -353,7 +376,10 @@ nlohmann::json bench_rows(const ModuleInfo* module, int samples, std::size_t ele
   table["copy_gbs"] = copy;
   try {
     for (std::size_t columns : bench_rows_lengths(elements))
-      time_shape(module, nullptr, {elements / columns, columns}, samples, table);
+    {
+      const Shape shape{elements / columns, columns};
+      time_shape(module, nullptr, shape, draw(shape, 0), samples, table);
+    }
   } catch (const TimedWrong& wrong) {
     throw std::runtime_error(wrong.contender + "'s timed sample " + std::to_string(wrong.sample + 1) +
                              " returned a wrong result: " + wrong.text);

@@ -39,6 +39,13 @@ void DeviceBuffer::download(void* host, std::size_t n) const {
   check(cudaMemcpy(host, data_, n, cudaMemcpyDeviceToHost), "copying the result back from the device");
 }
 
+void DeviceBuffer::download_at(std::size_t index, void* host, std::size_t count) const {
+  if (index + count > count_) throw std::out_of_range("DeviceBuffer::download_at past the end of the buffer");
+  check(cudaMemcpy(host, static_cast<const char*>(data_) + index * element_bytes_, count * element_bytes_,
+                   cudaMemcpyDeviceToHost),
+        "copying a result back from the device");
+}
+
 void DeviceBuffer::copy_from(const DeviceBuffer& other) {
   check(cudaMemcpyAsync(data_, other.data_, std::min(bytes(), other.bytes()), cudaMemcpyDeviceToDevice),
         "restoring the input on the device");

@@ -28,6 +28,8 @@ class DeviceBuffer {
   // Overwrites `count` elements from element `index` on.
   void upload_at(std::size_t index, const void* host, std::size_t count);
   void download(void* host, std::size_t bytes) const;
+  // Reads `count` elements from element `index` on.
+  void download_at(std::size_t index, void* host, std::size_t count) const;
   void copy_from(const DeviceBuffer& other);  // device to device, stream-ordered
   // Fills with 0xFF bytes: NaN for floating point, -1 for integers. A lab that leaves an
   // output unwritten, or reads one it never set, then cannot pass by luck.

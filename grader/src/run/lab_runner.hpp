@@ -64,11 +64,16 @@ class LabRunner {
   void set_input_element(std::size_t index, const void* element);
   void enqueue();
   RunOutcome finish();
+  // As finish(), but the results stay on the device (timed_result(), one per row): a row lab's
+  // millions of rows are checked there (measure/row_check.hpp).
+  RunOutcome finish_on_device();
+  const DeviceBuffer& timed_result() const { return *result_; }
   // The loaded input on the device, for timing another reduction of the same buffer.
   const void* timed_input() const { return input_.data(); }
 
  private:
   RunOutcome run_timed_passes();
+  RunOutcome finish_timed(bool read);
   void note_case(std::size_t n, std::size_t rows) const;
   std::string label(std::size_t n, std::size_t rows) const;
   // The first `count` values of a device buffer of the runner's type.

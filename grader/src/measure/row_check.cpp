@@ -1,0 +1,31 @@
+#include "measure/row_check.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace reduce_lab::grader {
+
+RowCheck::RowCheck(std::vector<Reference> expected, DType dtype, std::size_t columns)
+    : expected_(std::move(expected)), dtype_(dtype), columns_(columns) {
+  value_.reserve(expected_.size());
+  allowed_.reserve(expected_.size());
+  for (const Reference& ref : expected_) {
+    value_.push_back(ref.value);
+    allowed_.push_back(tolerance(ref, dtype_, columns_));
+  }
+}
+
+std::optional<std::string> RowCheck::first_wrong(const DeviceBuffer& results, std::size_t changed,
+                                                 const Reference& changed_to) const {
+  if (results.count() < rows())
+    throw std::out_of_range("RowCheck: " + std::to_string(results.count()) + " results for " +
+                            std::to_string(rows()) + " rows");
+  const Tally counted = tally(results, changed, changed_to.value, tolerance(changed_to, dtype_, columns_));
+  if (counted.wrong == 0) return std::nullopt;
+  unsigned char element[8];
+  results.download_at(counted.first, element, 1);
+  const Reference& expected = counted.first == changed ? changed_to : expected_[counted.first];
+  return "row " + std::to_string(counted.first) + ": " + compare(value_of(dtype_, element), expected, dtype_, columns_).text;
+}
+
+}  // namespace reduce_lab::grader
