@@ -4,7 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <reduce_lab/abi.h>
@@ -24,11 +27,32 @@ enum class Pattern {
 // and only an int sum wraps.
 const char* pattern_name(Pattern pattern, DType dtype, Op op = Op::sum);
 
+// Leaves the bytes a vector grows by unset: every input is written whole by whoever makes it
+// (make_input's threads, a few at a time), so zeroing it first, on one thread, was only a cost.
+template <class T>
+struct UnsetAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UnsetAllocator<U>;
+  };
+  UnsetAllocator() = default;
+  template <class U>
+  UnsetAllocator(const UnsetAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* at) noexcept {
+    ::new (static_cast<void*>(at)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* at, Args&&... args) {
+    ::new (static_cast<void*>(at)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct HostArray {
   DType dtype = DType::f32;
   std::size_t n = 0;
   std::size_t rows = 1;  // row labs: a row-major matrix of rows x (n / rows) elements
-  std::vector<unsigned char> bytes;
+  std::vector<unsigned char, UnsetAllocator<unsigned char>> bytes;  // every byte set by its maker
   const void* data() const { return bytes.data(); }
   void* data() { return bytes.data(); }
 };
