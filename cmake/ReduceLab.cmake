@@ -533,13 +533,15 @@ function(reduce_lab_add_lab lab)
   endforeach()
   if(REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
     # The timed build's traffic against the counted build's, for the speed test to read
-    # (timed_traffic.hpp), once the requests test has judged the counted build. Nsight Compute
-    # profiles one process at a time, system-wide: two at once wait on each other, and the wait
-    # counts against the profiled call's time limit, so the traffic tests take turns. Other tests
-    # still run beside them.
+    # (timed_traffic.hpp). It runs the counted build itself and reads no other test's verdict,
+    # so it starts with the lab's other untimed tests instead of after its requests test, which
+    # had kept a grade's speed test waiting for both in turn. Nsight Compute profiles one process
+    # at a time, system-wide: two at once wait on each other, and the wait counts against the
+    # profiled call's time limit, so the traffic tests take turns. Other tests still run beside
+    # them.
     add_test(NAME lab${lab}.traffic COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --timed-traffic ${lab})
     set_tests_properties(lab${lab}.traffic PROPERTIES
       LABELS "lab${lab};gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
-      ENVIRONMENT "${environment}" DEPENDS lab${lab}.requests RESOURCE_LOCK nsight_compute)
+      ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute)
   endif()
 endfunction()
