@@ -19,11 +19,7 @@
 // look like, and the sectors they share are the cost the bound is there to show.
 #pragma once
 
-#if defined(__CUDACC__)
-#define REDUCE_LAB_HOST_DEVICE __host__ __device__
-#else
-#define REDUCE_LAB_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 namespace reduce_lab {
 

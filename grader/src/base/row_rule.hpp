@@ -3,13 +3,9 @@
 // exactly what the host's check accepts.
 #pragma once
 
-#include <cmath>
+#include <reduce_lab/host_device.h>
 
-#if defined(__CUDACC__)
-#define REDUCE_LAB_HOST_DEVICE __host__ __device__
-#else
-#define REDUCE_LAB_HOST_DEVICE
-#endif
+#include <cmath>
 
 namespace reduce_lab::grader {
 
