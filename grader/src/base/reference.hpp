@@ -22,6 +22,8 @@ std::vector<Reference> row_references(const HostArray& input, Op op);
 // Largest accepted |got - value| (design §6): k * ceil(log2 n) * eps(type) * sum|x|, k = 2,
 // which bounds a tree of any shape; 0 when the reference is exact.
 double tolerance(const Reference& ref, DType dtype, std::size_t n);
+// tolerance() of each of `refs`, its factor computed once: for millions of rows.
+std::vector<double> tolerances(const std::vector<Reference>& refs, DType dtype, std::size_t n);
 
 // Reads element 0 of a device-order result as a double (int results as their exact value).
 double value_of(DType dtype, const void* element);

@@ -95,11 +95,8 @@ class TimedMatrix {
     // within the tolerance of another's.
     double largest_tolerance = 1.0, largest_value = 0;
     for (const Matrix& m : inputs) {
-      const RowCheck& check = check_of(m);
-      for (std::size_t r = 0; r < check.rows(); ++r) {
-        largest_tolerance = std::max(largest_tolerance, tolerance(check.expected(r), DType::f32, columns()));
-        largest_value = std::max(largest_value, std::fabs(check.expected(r).value));
-      }
+      largest_tolerance = std::max(largest_tolerance, check_of(m).largest_allowed());
+      largest_value = std::max(largest_value, check_of(m).largest_value());
     }
     step_ = 4 * largest_tolerance + 4 * largest_value;
   }

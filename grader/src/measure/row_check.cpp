@@ -1,18 +1,23 @@
 #include "measure/row_check.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
 namespace reduce_lab::grader {
 
 RowCheck::RowCheck(std::vector<Reference> expected, DType dtype, std::size_t columns)
-    : expected_(std::move(expected)), dtype_(dtype), columns_(columns) {
+    : expected_(std::move(expected)),
+      dtype_(dtype),
+      columns_(columns),
+      allowed_(tolerances(expected_, dtype, columns)) {
   value_.reserve(expected_.size());
-  allowed_.reserve(expected_.size());
   for (const Reference& ref : expected_) {
     value_.push_back(ref.value);
-    allowed_.push_back(tolerance(ref, dtype_, columns_));
+    largest_value_ = std::max(largest_value_, std::fabs(ref.value));
   }
+  for (const double allowed : allowed_) largest_allowed_ = std::max(largest_allowed_, allowed);
 }
 
 std::optional<std::string> RowCheck::first_wrong(const DeviceBuffer& results, std::size_t changed,

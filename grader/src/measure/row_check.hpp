@@ -22,6 +22,9 @@ class RowCheck {
 
   std::size_t rows() const { return expected_.size(); }
   const Reference& expected(std::size_t row) const { return expected_[row]; }
+  // The largest difference allowed from a row's expected value, and the largest |expected value|.
+  double largest_allowed() const { return largest_allowed_; }
+  double largest_value() const { return largest_value_; }
 
   // "row 3: got ..., expected ..." for the first wrong one of the rows' results at `results`
   // (one element of the check's type per row), or nothing when every row is right; row `changed`
@@ -40,7 +43,8 @@ class RowCheck {
   std::vector<Reference> expected_;
   DType dtype_;
   std::size_t columns_;
-  std::vector<double> value_, allowed_;  // each row's expected value and the difference allowed from it
+  std::vector<double> allowed_, value_;  // each row's difference allowed from its expected value, and that value
+  double largest_allowed_ = 0, largest_value_ = 0;
   // The GPU's copies of value_ and allowed_ (made at the first check) and its two counts.
   mutable DeviceBuffer device_value_, device_allowed_, device_tally_;
 };
