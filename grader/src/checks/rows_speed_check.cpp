@@ -372,8 +372,7 @@ nlohmann::json bench_rows(const ModuleInfo* module, int samples, std::size_t ele
   const double copy = copy_bandwidth(elements * sizeof(float), samples) / 1e9;
   table["copy_gbs"] = copy;
   try {
-    for (std::size_t columns : bench_rows_lengths(elements))
-    {
+    for (std::size_t columns : bench_rows_lengths(elements)) {
       const Shape shape{elements / columns, columns};
       time_shape(module, nullptr, shape, draw(shape, 0), samples, table);
     }

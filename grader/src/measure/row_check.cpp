@@ -12,11 +12,7 @@ RowCheck::RowCheck(std::vector<Reference> expected, DType dtype, std::size_t col
       dtype_(dtype),
       columns_(columns),
       allowed_(tolerances(expected_, dtype, columns)) {
-  value_.reserve(expected_.size());
-  for (const Reference& ref : expected_) {
-    value_.push_back(ref.value);
-    largest_value_ = std::max(largest_value_, std::fabs(ref.value));
-  }
+  for (const Reference& ref : expected_) largest_value_ = std::max(largest_value_, std::fabs(ref.value));
   for (const double allowed : allowed_) largest_allowed_ = std::max(largest_allowed_, allowed);
 }
 
@@ -25,7 +21,7 @@ std::optional<std::string> RowCheck::first_wrong(const DeviceBuffer& results, st
   if (results.count() < rows())
     throw std::out_of_range("RowCheck: " + std::to_string(results.count()) + " results for " +
                             std::to_string(rows()) + " rows");
-  const Tally counted = tally(results, changed, changed_to.value, tolerance(changed_to, dtype_, columns_));
+  const Tally counted = tally(results, changed, changed_to);
   if (counted.wrong == 0) return std::nullopt;
   unsigned char element[8];
   results.download_at(counted.first, element, 1);

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <vector>
 
 #include <reduce_lab/check.h>
 
@@ -30,17 +31,20 @@ __global__ void tally_kernel(const T* got, const double* value, const double* al
 
 }  // namespace
 
-RowCheck::Tally RowCheck::tally(const DeviceBuffer& results, std::size_t changed, double changed_value,
-                                double changed_allowed) const {
+RowCheck::Tally RowCheck::tally(const DeviceBuffer& results, std::size_t changed, const Reference& changed_to) const {
   if (device_tally_.count() == 0) {
+    std::vector<double> values;
+    values.reserve(rows());
+    for (const Reference& ref : expected_) values.push_back(ref.value);
     device_value_ = DeviceBuffer(rows(), sizeof(double));
-    device_value_.upload(value_.data(), rows() * sizeof(double));
+    device_value_.upload(values.data(), rows() * sizeof(double));
     device_allowed_ = DeviceBuffer(rows(), sizeof(double));
     device_allowed_.upload(allowed_.data(), rows() * sizeof(double));
     device_tally_ = DeviceBuffer(2, sizeof(unsigned long long));
   }
   // No wrong row yet, and the lowest wrong row past every row.
   const unsigned long long start[2] = {0, ~0ull};
+  const double changed_value = changed_to.value, changed_allowed = tolerance(changed_to, dtype_, columns_);
   device_tally_.upload(start, sizeof start);
   const unsigned threads = 256;
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((rows() + threads - 1) / threads, 65536));

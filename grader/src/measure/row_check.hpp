@@ -37,15 +37,17 @@ class RowCheck {
     std::size_t wrong = 0;
     std::size_t first = 0;  // the lowest wrong row, when wrong > 0
   };
-  // The backend's count: on the device (row_check.cu), or on the host (row_check_emu.cpp).
-  Tally tally(const DeviceBuffer& results, std::size_t changed, double changed_value, double changed_allowed) const;
+  // The backend's count: on the device (row_check.cu), or on the host by wrong_rows()
+  // (row_check_emu.cpp).
+  Tally tally(const DeviceBuffer& results, std::size_t changed, const Reference& changed_to) const;
 
   std::vector<Reference> expected_;
   DType dtype_;
   std::size_t columns_;
-  std::vector<double> allowed_, value_;  // each row's difference allowed from its expected value, and that value
+  std::vector<double> allowed_;  // each row's difference allowed from its expected value
   double largest_allowed_ = 0, largest_value_ = 0;
-  // The GPU's copies of value_ and allowed_ (made at the first check) and its two counts.
+  // The GPU's copies of the rows' expected values and of allowed_ (made at the first check), and
+  // its two counts.
   mutable DeviceBuffer device_value_, device_allowed_, device_tally_;
 };
 

@@ -1,24 +1,17 @@
-// RowCheck's count on the emulator, whose device memory the host reads only through copies.
+// RowCheck's count on the emulator, whose device memory the host reads only through copies: the
+// host's own check of the rows, copied back.
 #include "measure/row_check.hpp"
-
-#include "base/row_rule.hpp"
 
 namespace reduce_lab::grader {
 
-RowCheck::Tally RowCheck::tally(const DeviceBuffer& results, std::size_t changed, double changed_value,
-                                double changed_allowed) const {
+RowCheck::Tally RowCheck::tally(const DeviceBuffer& results, std::size_t changed, const Reference& changed_to) const {
   const std::size_t element = dtype_bytes(dtype_);
   std::vector<unsigned char> bytes(rows() * element);
   results.download(bytes.data(), bytes.size());
-  Tally counted;
-  for (std::size_t r = 0; r < rows(); ++r) {
-    const bool is_changed = r == changed;
-    if (within_allowed(value_of(dtype_, bytes.data() + r * element), is_changed ? changed_value : value_[r],
-                       is_changed ? changed_allowed : allowed_[r]))
-      continue;
-    if (counted.wrong++ == 0) counted.first = r;
-  }
-  return counted;
+  std::vector<double> values(rows());
+  for (std::size_t r = 0; r < rows(); ++r) values[r] = value_of(dtype_, bytes.data() + r * element);
+  const WrongRows wrong = wrong_rows(values, expected_, dtype_, columns_, changed, &changed_to);
+  return {wrong.count, wrong.first};
 }
 
 }  // namespace reduce_lab::grader
