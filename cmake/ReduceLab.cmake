@@ -543,5 +543,40 @@ function(reduce_lab_add_lab lab)
     set_tests_properties(lab${lab}.traffic PROPERTIES
       LABELS "lab${lab};gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
       ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute)
+    reduce_lab_profile_ahead(lab${lab}.traffic ${lab} "${PROJECT_BINARY_DIR}/modules" lab${lab})
   endif()
+endfunction()
+
+# reduce_lab_profile_ahead(<test> <lab> <module folder> <id>): in the kit's own GPU suite, the
+# timed build that traffic test <test> compares is profiled ahead of it, in the one Nsight Compute
+# run that kit.traffic_batch makes of every such build (tests/traffic_batch.cpp), which hands it
+# the counts in a file (REDUCE_LAB_PROFILED_COUNTS). ncu's start costs about two seconds a
+# process, and the suite has some forty traffic tests. A student's grade has a few, each profiled
+# by its own test as before, so a grade after an edit never waits for the other labs' profiles.
+function(reduce_lab_profile_ahead test lab module_dir id)
+  if(NOT REDUCE_LAB_SELFTEST OR NOT REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")
+    return()
+  endif()
+  set(file "${PROJECT_BINARY_DIR}/profiled/${id}.json")
+  set_property(GLOBAL APPEND PROPERTY REDUCE_LAB_PROFILED_AHEAD "${id}\t${lab}\t${module_dir}\t${file}")
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "REDUCE_LAB_PROFILED_COUNTS=${file}")
+  set_property(TEST ${test} APPEND PROPERTY DEPENDS kit.traffic_batch)
+endfunction()
+
+# reduce_lab_add_traffic_batch(): that shared run, once every lab and case has been declared. It
+# starts with the suite's first tests (COST), beside the untimed ones; the traffic tests wait for
+# it (DEPENDS), and one it could not profile profiles its own build.
+function(reduce_lab_add_traffic_batch)
+  get_property(entries GLOBAL PROPERTY REDUCE_LAB_PROFILED_AHEAD)
+  if(NOT entries)
+    return()
+  endif()
+  list(JOIN entries "\n" text)
+  set(manifest "${PROJECT_BINARY_DIR}/profiled/manifest.tsv")
+  file(WRITE "${manifest}" "${text}\n")
+  reduce_lab_test_environment(environment)
+  add_test(NAME kit.traffic_batch COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --traffic-batch "${manifest}")
+  set_tests_properties(kit.traffic_batch PROPERTIES
+    LABELS "kit;broken;gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
+    ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute COST 1000)
 endfunction()

@@ -26,6 +26,10 @@
 //   --timed-traffic LAB   that measurement, recorded for the speed test to read: the GPU
 //                      tree's labN.traffic test, and the broken-lab runner's traffic part
 //                      (timed_traffic.hpp)
+//   --traffic-batch MANIFEST   the timed builds of the manifest's labs and broken-lab cases, all
+//                      profiled in one ncu run ahead of their traffic tests (self-test builds
+//                      only; tests/traffic_batch.cpp); --profile-batch LIST is that run's
+//                      profiled process
 //   --broken FILE BACKEND [--part all|verdicts|traffic|speed] [--check NAME COUNT ARG...]...
 //                      one case of the broken-lab suite against the expectations in its
 //                      header, each check run as the lab's own test runs it (broken_suite.hpp);
@@ -70,6 +74,7 @@
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 #include "checks/timed_traffic.hpp"
+#include "measure/hardware_counts.hpp"
 
 namespace {
 
@@ -102,14 +107,6 @@ int find_current_test(const std::vector<char*>& args) {
   std::printf("%s is part of the kit's own suite: configure with -DREDUCE_LAB_SELFTEST=ON (./lab test)\n",
               option.c_str());
   return 2;
-}
-
-// N, or a matrix's ROWSxCOLUMNS (a row lab's timed shapes).
-Shape profile_shape(const std::string& size) {
-  const std::size_t x = size.find('x');
-  if (x == std::string::npos) return {1, std::strtoull(size.c_str(), nullptr, 10)};
-  return {std::strtoull(size.substr(0, x).c_str(), nullptr, 10),
-          std::strtoull(size.substr(x + 1).c_str(), nullptr, 10)};
 }
 
 // labN.traffic: the comparison recorded, and printed as a test prints its verdict. A failed
@@ -225,12 +222,16 @@ int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::stri
 #if REDUCE_LAB_SELFTEST
     if (mode[0] == "--compare-counts") return compare_counts(mode[1], mode[2]);
     if (mode[0] == "--dump-counts") return dump_counts(mode[1]) ? 0 : 1;
+    if (mode[0] == "--traffic-batch") return traffic_batch::run(mode[1]);
+    if (mode[0] == "--profile-batch") return traffic_batch::profile(mode[1]);
 #else
-    if (mode[0] == "--compare-counts" || mode[0] == "--dump-counts") return not_in_this_build(mode[0]);
+    if (mode[0] == "--compare-counts" || mode[0] == "--dump-counts" || mode[0] == "--traffic-batch" ||
+        mode[0] == "--profile-batch")
+      return not_in_this_build(mode[0]);
 #endif
     if (mode[0] == "--device-figures") return record_device_figures();
     if (mode[0] == "--timed-traffic") return report_timed_traffic(std::atoi(mode[1].c_str()));
-    return profile(std::atoi(mode[1].c_str()), profile_shape(mode[2]), mode[0] == "--profile");
+    return profile(std::atoi(mode[1].c_str()), parse_profile_size(mode[2]), mode[0] == "--profile");
   }
   if (sanitize) return run_under_sanitizer(lab, rest[0], rest);
   if (lab == 0) return run_catch_session(static_cast<int>(rest.size()), rest.data());
@@ -283,7 +284,8 @@ int main(int argc, char** argv) {
       skip_reason = argv[++i];
     } else if ((arg == "--compare-counts" || arg == "--profile" || arg == "--profile-all") && i + 2 < argc) {
       take(i, 2);
-    } else if ((arg == "--dump-counts" || arg == "--timed-traffic") && i + 1 < argc) {
+    } else if ((arg == "--dump-counts" || arg == "--timed-traffic" || arg == "--traffic-batch" ||
+                arg == "--profile-batch") && i + 1 < argc) {
       take(i, 1);
     } else if (arg == "--broken") {
       take(i, argc - 1 - i);  // everything after it is the case's

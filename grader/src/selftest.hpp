@@ -24,6 +24,22 @@ int compare_counts(const std::string& gpu_path, const std::string& own_path);
 // chromium-browser or google-chrome on the PATH; empty when there is none.
 std::string find_chromium();
 
+namespace traffic_batch {
+
+// labgrader --traffic-batch MANIFEST: each manifest line (ID, LAB, MODULE_DIR and OUT_FILE,
+// separated by tabs; cmake/ReduceLab.cmake writes it) is a timed build whose traffic test reads
+// OUT_FILE (REDUCE_LAB_PROFILED_COUNTS). Profiles them all at their compared shapes in one ncu
+// run (again after any that fails there) and writes each one's counts. 0 when it ran (a build not
+// profiled here is left to its own test), 77 when ncu cannot read the counters here.
+int run(const std::string& manifest_path);
+
+// labgrader --profile-batch LIST: the profiled process. Each line (DIR, LAB and SIZE, separated
+// by tabs) is lab LAB's timed build from the module folder DIR, run on SIZE as --profile-all runs
+// it, after a marker kernel (measure/profile_marker.hpp). Returns 1 at the first run that faults.
+int profile(const std::string& list_path);
+
+}  // namespace traffic_batch
+
 namespace broken {
 
 // labgrader --broken FILE BACKEND [--part all|verdicts|traffic|speed] [--check NAME COUNT ARG...]...:

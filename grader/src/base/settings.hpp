@@ -29,6 +29,7 @@ struct Settings {
   // Tools.
   std::string compute_sanitizer;  // REDUCE_LAB_COMPUTE_SANITIZER (CMake found it with the toolkit)
   std::string ncu;                // REDUCE_LAB_NCU: Nsight Compute, for the speed test's cross-check
+  std::string profiled_counts;    // REDUCE_LAB_PROFILED_COUNTS: the traffic test's counts from a shared ncu run
   // Replaying a run.
   std::optional<std::uint64_t> seed;      // REDUCE_LAB_SEED: the inputs' seed
   std::optional<std::uint64_t> emu_seed;  // REDUCE_LAB_EMU_SEED: the emulator's thread order

@@ -19,6 +19,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "base/inputs.hpp"
 
 #include "base/verdict.hpp"
 
@@ -27,6 +30,10 @@ namespace reduce_lab::grader {
 // The record's name beside the lab's tests: REDUCE_LAB_RESULTS_DIR/lab<N>.timed_traffic. Inline:
 // a grader built without the speed tests (speed_absent.cpp) names it too.
 inline constexpr const char* kTimedTrafficRecord = "timed_traffic";
+
+// The shapes at which lab `lab`'s timed build is compared (those below, less any a row lab leaves
+// out): what a shared ncu run measures ahead of the traffic tests (tests/traffic_batch.cpp).
+std::vector<Shape> compared_shapes(int lab);
 
 // The comparison at the shapes the lab's speed test times (n = the benchmark size; a row lab's
 // matrices; a sweep's largest size; a variant lab's first variant):

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/settings.hpp"
+#include "measure/profile_marker.hpp"
 
 namespace reduce_lab::grader {
 
@@ -55,28 +56,38 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return fields;
 }
 
-// The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS.
+}  // namespace
+
 std::string profile_size(Shape shape) {
   const std::string columns = std::to_string(shape.columns);
   return shape.rows > 1 ? std::to_string(shape.rows) + "x" + columns : columns;
 }
 
-}  // namespace
+Shape parse_profile_size(const std::string& size) {
+  const std::size_t x = size.find('x');
+  if (x == std::string::npos) return {1, std::strtoull(size.c_str(), nullptr, 10)};
+  return {std::strtoull(size.substr(0, x).c_str(), nullptr, 10), std::strtoull(size.substr(x + 1).c_str(), nullptr, 10)};
+}
 
-HardwareCounts timed_build_counts(int lab, Shape shape) {
-  HardwareCounts counts;
-  const std::string ncu = settings().ncu;
-  if (ncu.empty()) {
-    counts.why_not = "Nsight Compute (ncu) was not found with the CUDA toolkit";
-    return counts;
-  }
+std::string self_executable(std::string* why_not) {
   char self[4096];
   const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
   if (length <= 0) {
-    counts.why_not = "the grader could not find its own executable";
-    return counts;
+    *why_not = "the grader could not find its own executable";
+    return {};
   }
-  self[length] = '\0';
+  return std::string(self, static_cast<std::size_t>(length));
+}
+
+ProfiledRun profile_self(const std::string& arguments) {
+  ProfiledRun run;
+  const std::string ncu = settings().ncu;
+  if (ncu.empty()) {
+    run.why_not = "Nsight Compute (ncu) was not found with the CUDA toolkit";
+    return run;
+  }
+  const std::string self = self_executable(&run.why_not);
+  if (self.empty()) return run;
   std::string metrics;
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
   // The counters are instructions and sectors requested, not hits or durations: neither the
@@ -86,31 +97,35 @@ HardwareCounts timed_build_counts(int lab, Shape shape) {
   // The profiled process keeps no results folder: a call of it slowed by the profiler (whose
   // replays, and whose wait for another process's profiling, its time limit also counts) must not
   // leave a note that stops the lab's later tests in this grade as if it had hung (lab_runner.cpp).
-  const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) + " --cache-control none --clock-control none --csv --print-units base --metrics " +
-                              metrics + " " + quoted(self) +
-                              " --profile-all " + std::to_string(lab) + " " + profile_size(shape) + " 2>&1";
+  const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) +
+                              " --cache-control none --clock-control none --csv --print-units base --metrics " +
+                              metrics + " " + quoted(self) + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
-    counts.why_not = "ncu could not be started";
-    return counts;
+    run.why_not = "ncu could not be started";
+    return run;
   }
   std::string output;
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
   const int status = pclose(pipe);
+  run.output = output;
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
-    counts.why_not = "this machine does not let users read the GPU's performance counters (ERR_NVGPUCTRPERM)";
-    return counts;
+    run.why_not = "this machine does not let users read the GPU's performance counters (ERR_NVGPUCTRPERM)";
+    return run;
   }
   std::istringstream lines(output);
   std::string line;
-  int kernel_column = -1, metric_column = -1, value_column = -1, rows = 0;
+  int kernel_column = -1, grid_column = -1, metric_column = -1, value_column = -1;
+  std::size_t current = 0;  // the part the rows belong to
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] != '"') continue;
     const std::vector<std::string> fields = csv_fields(line);
     if (kernel_column < 0) {
       for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
         if (fields[i] == "Kernel Name") kernel_column = i;
+        if (fields[i] == "Grid Size") grid_column = i;
         if (fields[i] == "Metric Name") metric_column = i;
         if (fields[i] == "Metric Value") value_column = i;
       }
@@ -119,23 +134,45 @@ HardwareCounts timed_build_counts(int lab, Shape shape) {
     if (metric_column < 0 || value_column < 0 || kernel_column < 0) break;
     const int needed = std::max(kernel_column, std::max(metric_column, value_column));
     if (static_cast<int>(fields.size()) <= needed) continue;
+    const std::string& kernel = fields[kernel_column];
+    // A shared run's marker starts the next part (measure/profile_marker.hpp): its grid's width
+    // is the part's number plus one.
+    if (kernel.find(kProfileMarkerName) != std::string::npos) {
+      const std::string grid = grid_column >= 0 && grid_column < static_cast<int>(fields.size()) ? fields[grid_column] : "";
+      const std::size_t digit = grid.find_first_of("0123456789");
+      const unsigned long width = digit == std::string::npos ? 0 : std::strtoul(grid.c_str() + digit, nullptr, 10);
+      if (width == 0) continue;
+      if (run.parts.size() < width) run.parts.resize(width);
+      current = width - 1;
+      continue;
+    }
     // The kit's own kernel that sets the output (reduce_lab::fill) is not the lab's traffic.
-    if (fields[kernel_column].find("fill_kernel") != std::string::npos) continue;
+    if (kernel.find("fill_kernel") != std::string::npos) continue;
     std::string digits;
     for (char c : fields[value_column])
       if (c >= '0' && c <= '9') digits += c;
     for (const Metric& m : kMetrics) {
       if (fields[metric_column] != m.name) continue;
+      if (run.parts.empty()) run.parts.resize(1);
+      HardwareCounts& part = run.parts[current];
       const unsigned long long value = digits.empty() ? 0 : std::strtoull(digits.c_str(), nullptr, 10);
-      (m.sectors ? counts.sectors : counts.instructions)[m.kind] += value;
-      ++rows;
+      (m.sectors ? part.sectors : part.instructions)[m.kind] += value;
+      part.measured = true;
     }
   }
-  if (rows == 0) {
-    counts.why_not = "ncu reported no counters (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
-    return counts;
+  return run;
+}
+
+HardwareCounts timed_build_counts(int lab, Shape shape) {
+  ProfiledRun run = profile_self("--profile-all " + std::to_string(lab) + " " + profile_size(shape));
+  HardwareCounts counts;
+  if (!run.why_not.empty()) {
+    counts.why_not = run.why_not;
+  } else if (run.parts.empty() || !run.parts.front().measured) {
+    counts.why_not = "ncu reported no counters (exit status " + std::to_string(run.exit_status) + ")";
+  } else {
+    counts = run.parts.front();
   }
-  counts.measured = true;
   return counts;
 }
 

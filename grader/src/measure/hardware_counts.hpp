@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <reduce_lab/abi.h>
 
@@ -21,6 +22,21 @@ struct HardwareCounts {
   unsigned long long sectors[kAccessKinds] = {0, 0, 0};
   unsigned long long instructions[kAccessKinds] = {0, 0, 0};
 };
+
+// One run of this grader, with `arguments`, under ncu: the counters of each of its parts (a part
+// begins at each marker kernel, measure/profile_marker.hpp; a run without markers is one part).
+// A part whose kernels ncu never reported is left unmeasured.
+struct ProfiledRun {
+  std::string why_not;  // ncu could not run or read the counters: nothing was measured
+  int exit_status = 0;  // the profiled program's (ncu passes it on); -1: ended by a signal
+  std::string output;   // ncu's and the profiled program's, together
+  std::vector<HardwareCounts> parts;
+};
+ProfiledRun profile_self(const std::string& arguments);
+
+// The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS; and back.
+std::string profile_size(Shape shape);
+Shape parse_profile_size(const std::string& size);
 
 // The whole reduction (labgrader --profile-all LAB N, a row lab's matrix ROWSxCOLUMNS) of the
 // timed build under ncu, in a process of its own: host code that remembers earlier calls meets

@@ -1,0 +1,174 @@
+// labgrader --traffic-batch and --profile-batch: the kit's suite measures the timed builds of all
+// its labs and broken-lab cases in one Nsight Compute run, ahead of their traffic tests.
+//
+// Each traffic test compares its timed build's traffic, as ncu counts it, with the counted
+// build's (checks/timed_traffic.hpp). Profiled one process at a time, the suite's 40-odd timed
+// builds took ncu's turns for 85 s and more on an H200, most of it ncu's start in each process
+// (measure/profile_marker.hpp). Here one profiled process runs them all, a marker kernel before
+// each, and the counts go to each test in a file (measure/profiled_counts.hpp); a test whose file
+// is missing, or names another module, still runs ncu itself. A build that fails or hangs under
+// the profiler ends that process: the builds after it are profiled again in a new one, and the
+// failed one is left to its own test, which then meets the failure and names it.
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/catalog.hpp"
+#include "base/files.hpp"
+#include "base/settings.hpp"
+#include "checks/timed_traffic.hpp"
+#include "measure/hardware_counts.hpp"
+#include "measure/profile_marker.hpp"
+#include "measure/profiled_counts.hpp"
+#include "run/lab_runner.hpp"
+#include "run/modules.hpp"
+#include "selftest.hpp"
+
+namespace reduce_lab::grader::traffic_batch {
+
+namespace {
+
+// One build at one shape: a line of the profiled process's list.
+struct Part {
+  std::size_t entry = 0;  // the manifest's line
+  int lab = 0;
+  std::string module_dir;
+  Shape shape;
+};
+
+// A manifest line: ID, LAB, MODULE_DIR and OUT_FILE, separated by tabs.
+struct Entry {
+  std::string id;
+  int lab = 0;
+  std::string module_dir;
+  std::string out_file;
+};
+
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    fields.push_back(line.substr(start, tab - start));
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The line the profiled process prints for part `k` once its run has ended without a fault.
+std::string ran_line(std::size_t k) { return "profiled part " + std::to_string(k) + ": ran"; }
+
+}  // namespace
+
+int profile(const std::string& list_path) {
+  std::istringstream lines(read_text(list_path));
+  std::map<std::string, HostArray> inputs;  // one draw per shape, as every traffic test draws it
+  std::size_t k = 0;
+  for (std::string line; std::getline(lines, line); ++k) {
+    const std::vector<std::string> fields = tab_fields(line);
+    if (fields.size() != 3) {
+      std::printf("profiled part %zu: not DIR, LAB and SIZE: %s\n", k, line.c_str());
+      return 2;
+    }
+    const int lab = std::atoi(fields[1].c_str());
+    const Shape shape = parse_profile_size(fields[2]);
+    mark_profile_part(static_cast<unsigned>(k));
+    const LoadedLab loaded = load_lab_from(fields[0], lab, Flavor::plain, lab_source_file_in(fields[0], lab));
+    if (!loaded) {
+      std::printf("profiled part %zu: %s\n", k, loaded.summary.c_str());
+      continue;  // nothing ran: the next part may still run
+    }
+    auto input = inputs.find(fields[2]);
+    if (input == inputs.end())
+      input = inputs.emplace(fields[2], make_matrix(Pattern::uniform, DType::f32, shape)).first;
+    LabRunner runner(loaded.info, DType::f32, Op::sum);
+    const RunOutcome outcome = runner.reduce(input->second);
+    if (!outcome.ran) {
+      // A fault may leave the device unusable for every later part: the parent starts again
+      // after this one.
+      std::printf("profiled part %zu: %s\n", k, outcome.error.c_str());
+      return 1;
+    }
+    std::printf("%s\n", ran_line(k).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int run(const std::string& manifest_path) {
+  std::vector<Entry> entries;
+  {
+    std::istringstream lines(read_text(manifest_path));
+    for (std::string line; std::getline(lines, line);) {
+      const std::vector<std::string> fields = tab_fields(line);
+      if (fields.size() != 4) {
+        std::printf("FAILED: %s: not ID, LAB, MODULE_DIR and OUT_FILE: %s\n", manifest_path.c_str(), line.c_str());
+        return 1;
+      }
+      entries.push_back({fields[0], std::atoi(fields[1].c_str()), fields[2], fields[3]});
+    }
+  }
+  // No test may read counts of an earlier run, whatever happens below.
+  std::error_code ignored;
+  for (const Entry& e : entries) std::filesystem::remove(e.out_file, ignored);
+  std::vector<Part> pending;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!has_check(entries[i].lab, "speedup")) continue;  // no speed test reads its traffic
+    for (const Shape& shape : compared_shapes(entries[i].lab))
+      pending.push_back({i, entries[i].lab, entries[i].module_dir, shape});
+  }
+  const std::size_t parts = pending.size();
+  std::map<std::size_t, std::vector<std::pair<Shape, HardwareCounts>>> measured;  // by entry
+  const std::string list_path = manifest_path + ".parts";
+  int processes = 0;
+  while (!pending.empty()) {
+    std::string list;
+    for (const Part& p : pending)
+      list += p.module_dir + "\t" + std::to_string(p.lab) + "\t" + profile_size(p.shape) + "\n";
+    write_text(list_path, list);
+    ++processes;
+    const ProfiledRun run = profile_self("--profile-batch " + quoted(list_path));
+    if (!run.why_not.empty()) {
+      std::printf("SKIPPED: not profiled ahead (%s); each traffic test profiles its own build\n", run.why_not.c_str());
+      return 77;
+    }
+    std::size_t k = 0;
+    for (; k < pending.size(); ++k) {
+      const bool ran = run.output.find(ran_line(k) + "\n") != std::string::npos;
+      if (!ran || k >= run.parts.size() || !run.parts[k].measured) break;
+      measured[pending[k].entry].push_back({pending[k].shape, run.parts[k]});
+    }
+    if (k == pending.size()) break;
+    // Part k did not run to its end, or ncu reported none of its kernels: its own test measures
+    // it (and meets whatever stopped it here); the parts after it start again in a new process.
+    const Entry& failed = entries[pending[k].entry];
+    std::printf("%s (lab %d, %s) was not profiled here (the profiled process's exit status: %d); its traffic "
+                "test profiles it.\n",
+                failed.id.c_str(), failed.lab, profile_size(pending[k].shape).c_str(), run.exit_status);
+    const std::size_t tail = run.output.size() > 2000 ? run.output.size() - 2000 : 0;
+    std::printf("The end of ncu's output:\n%s\n", run.output.substr(tail).c_str());
+    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+  }
+  std::filesystem::remove(list_path, ignored);
+  std::size_t written = 0, shapes = 0;
+  for (const auto& [entry, counts] : measured) {
+    const Entry& e = entries[entry];
+    if (counts.size() != compared_shapes(e.lab).size()) continue;  // every shape or none
+    write_profiled_counts(e.out_file, e.module_dir + "/" + module_file_stem(e.lab, Flavor::plain) + ".so", counts);
+    ++written;
+    shapes += counts.size();
+  }
+  std::printf("Profiled %zu timed builds at %zu shapes (of %zu) in %d Nsight Compute run%s, ahead of their traffic "
+              "tests.\n",
+              written, shapes, parts, processes, processes == 1 ? "" : "s");
+  return 0;
+}
+
+}  // namespace reduce_lab::grader::traffic_batch
