@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "base/settings.hpp"
@@ -109,12 +110,19 @@ ProfiledRun profile_self(const std::string& arguments) {
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
   const int status = pclose(pipe);
-  run.output = output;
   run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
     run.why_not = "this machine does not let users read the GPU's performance counters (ERR_NVGPUCTRPERM)";
     return run;
   }
+  ProfiledRun parsed = parse_profiled_output(output);
+  parsed.output = std::move(output);
+  parsed.exit_status = run.exit_status;
+  return parsed;
+}
+
+ProfiledRun parse_profiled_output(const std::string& output) {
+  ProfiledRun run;
   std::istringstream lines(output);
   std::string line;
   int kernel_column = -1, grid_column = -1, metric_column = -1, value_column = -1;
@@ -148,18 +156,26 @@ ProfiledRun profile_self(const std::string& arguments) {
     }
     // The kit's own kernel that sets the output (reduce_lab::fill) is not the lab's traffic.
     if (kernel.find("fill_kernel") != std::string::npos) continue;
+    // A count is digits with thousands separators ("8,388,608"); anything else ("nan", when ncu
+    // could not collect the kernel's counters) leaves the part unmeasured, never counted as 0.
     std::string digits;
-    for (char c : fields[value_column])
+    bool a_count = !fields[value_column].empty();
+    for (char c : fields[value_column]) {
       if (c >= '0' && c <= '9') digits += c;
+      else if (c != ',') a_count = false;
+    }
     for (const Metric& m : kMetrics) {
       if (fields[metric_column] != m.name) continue;
-      if (run.parts.empty()) run.parts.resize(1);
+      if (run.parts.size() <= current) run.parts.resize(current + 1);
       HardwareCounts& part = run.parts[current];
-      const unsigned long long value = digits.empty() ? 0 : std::strtoull(digits.c_str(), nullptr, 10);
+      if (!a_count) part.why_not = "ncu reported " + fields[metric_column] + " of " + kernel + " as \"" + fields[value_column] + "\"";
+      const unsigned long long value = a_count ? std::strtoull(digits.c_str(), nullptr, 10) : 0;
       (m.sectors ? part.sectors : part.instructions)[m.kind] += value;
       part.measured = true;
     }
   }
+  for (HardwareCounts& part : run.parts)
+    if (!part.why_not.empty()) part.measured = false;
   return run;
 }
 
@@ -169,7 +185,9 @@ HardwareCounts timed_build_counts(int lab, Shape shape) {
   if (!run.why_not.empty()) {
     counts.why_not = run.why_not;
   } else if (run.parts.empty() || !run.parts.front().measured) {
-    counts.why_not = "ncu reported no counters (exit status " + std::to_string(run.exit_status) + ")";
+    counts.why_not = !run.parts.empty() && !run.parts.front().why_not.empty()
+                         ? run.parts.front().why_not
+                         : "ncu reported no counters (exit status " + std::to_string(run.exit_status) + ")";
   } else {
     counts = run.parts.front();
   }

@@ -17,7 +17,7 @@ namespace reduce_lab::grader {
 
 struct HardwareCounts {
   bool measured = false;
-  std::string why_not;  // when !measured
+  std::string why_not;  // when !measured (a part of a shared run: a count ncu could not read)
   // Summed over the lab's kernels (the kit's own fill kernel left out), by access kind.
   unsigned long long sectors[kAccessKinds] = {0, 0, 0};
   unsigned long long instructions[kAccessKinds] = {0, 0, 0};
@@ -33,6 +33,8 @@ struct ProfiledRun {
   std::vector<HardwareCounts> parts;
 };
 ProfiledRun profile_self(const std::string& arguments);
+// The parts of ncu's CSV report `output` (--csv --print-units base), as profile_self() reads them.
+ProfiledRun parse_profiled_output(const std::string& output);
 
 // The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS; and back.
 std::string profile_size(Shape shape);
