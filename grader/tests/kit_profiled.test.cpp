@@ -75,6 +75,27 @@ TEST_CASE("kit harness profiled counts") {
       CHECK(back.columns == shape.columns);
     }
   }
+  SECTION("the profiled program gets each argument as one word, whatever its characters") {
+    std::string pattern = settings().temp_dir + "/reduce_lab_profiled.XXXXXX";
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    const std::string dir = pattern;
+    // A stand-in for ncu: it writes the profiled program's last two arguments, one a line, and
+    // reports one kernel as ncu would.
+    const std::string fake = dir + "/ncu";
+    write_text(fake, "#!/bin/bash\nargs=(\"$@\"); n=${#args[@]}\nprintf '%s\\n' \"${args[n-2]}\" \"${args[n-1]}\" > \"" +
+                         dir + "/arguments\"\nprintf '%s' '" + kHeader + row("LabA(float *)", 64, kLoadSectors, "1,024") +
+                         "'\n");
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    set_environment("REDUCE_LAB_NCU", fake);
+    const std::string awkward = dir + "/a list's path";
+    const ProfiledRun run = profile_self({"--profile-batch", awkward});
+    set_environment("REDUCE_LAB_NCU", std::nullopt);
+    CHECK(run.why_not.empty());
+    CHECK(read_text(dir + "/arguments") == "--profile-batch\n" + awkward + "\n");
+    REQUIRE(run.parts.size() == 1);
+    CHECK(run.parts[0].sectors[0] == 1024ull);
+    std::filesystem::remove_all(dir);
+  }
   SECTION("a traffic test takes counts only of its module as it is, and only once") {
     std::string pattern = settings().temp_dir + "/reduce_lab_profiled.XXXXXX";
     REQUIRE(mkdtemp(pattern.data()) != nullptr);

@@ -56,12 +56,6 @@ std::vector<std::string> tab_fields(const std::string& line) {
   return fields;
 }
 
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // The line the profiled process prints for part `k` once its run has ended without a fault.
 std::string ran_line(std::size_t k) { return "profiled part " + std::to_string(k) + ": ran"; }
 
@@ -134,7 +128,7 @@ int run(const std::string& manifest_path) {
       list += p.module_dir + "\t" + std::to_string(p.lab) + "\t" + profile_size(p.shape) + "\n";
     write_text(list_path, list);
     ++processes;
-    const ProfiledRun run = profile_self("--profile-batch " + quoted(list_path));
+    const ProfiledRun run = profile_self({"--profile-batch", list_path});
     if (!run.why_not.empty()) {
       std::printf("SKIPPED: not profiled ahead (%s); each traffic test profiles its own build\n", run.why_not.c_str());
       return 77;

@@ -80,7 +80,7 @@ std::string self_executable(std::string* why_not) {
   return std::string(self, static_cast<std::size_t>(length));
 }
 
-ProfiledRun profile_self(const std::string& arguments) {
+ProfiledRun profile_self(const std::vector<std::string>& arguments) {
   ProfiledRun run;
   const std::string ncu = settings().ncu;
   if (ncu.empty()) {
@@ -91,6 +91,8 @@ ProfiledRun profile_self(const std::string& arguments) {
   if (self.empty()) return run;
   std::string metrics;
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
+  std::string profiled = quoted(self);
+  for (const std::string& argument : arguments) profiled += " " + quoted(argument);
   // The counters are instructions and sectors requested, not hits or durations: neither the
   // caches' contents between replay passes nor the clocks change them, so ncu neither flushes
   // the caches nor locks the clocks (lab 4 at 2^26 on an H200, ncu run alone: 2.5-2.6 s instead
@@ -100,7 +102,7 @@ ProfiledRun profile_self(const std::string& arguments) {
   // leave a note that stops the lab's later tests in this grade as if it had hung (lab_runner.cpp).
   const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) +
                               " --cache-control none --clock-control none --csv --print-units base --metrics " +
-                              metrics + " " + quoted(self) + " " + arguments + " 2>&1";
+                              metrics + " " + profiled + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
     run.why_not = "ncu could not be started";
@@ -180,7 +182,7 @@ ProfiledRun parse_profiled_output(const std::string& output) {
 }
 
 HardwareCounts timed_build_counts(int lab, Shape shape) {
-  ProfiledRun run = profile_self("--profile-all " + std::to_string(lab) + " " + profile_size(shape));
+  ProfiledRun run = profile_self({"--profile-all", std::to_string(lab), profile_size(shape)});
   HardwareCounts counts;
   if (!run.why_not.empty()) {
     counts.why_not = run.why_not;

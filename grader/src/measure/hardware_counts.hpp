@@ -23,7 +23,7 @@ struct HardwareCounts {
   unsigned long long instructions[kAccessKinds] = {0, 0, 0};
 };
 
-// One run of this grader, with `arguments`, under ncu: the counters of each of its parts (a part
+// One run of this grader, with `arguments` (each passed as one word), under ncu: the counters of each of its parts (a part
 // begins at each marker kernel, measure/profile_marker.hpp; a run without markers is one part).
 // A part whose kernels ncu never reported is left unmeasured.
 struct ProfiledRun {
@@ -32,7 +32,7 @@ struct ProfiledRun {
   std::string output;   // ncu's and the profiled program's, together
   std::vector<HardwareCounts> parts;
 };
-ProfiledRun profile_self(const std::string& arguments);
+ProfiledRun profile_self(const std::vector<std::string>& arguments);
 // The parts of ncu's CSV report `output` (--csv --print-units base), as profile_self() reads them.
 ProfiledRun parse_profiled_output(const std::string& output);
 
