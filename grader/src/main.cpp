@@ -74,7 +74,6 @@
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 #include "checks/timed_traffic.hpp"
-#include "measure/hardware_counts.hpp"
 
 namespace {
 

@@ -48,6 +48,17 @@ std::string shape_text(Shape shape) {
   return text(shape.rows) + " x " + text(shape.columns);
 }
 
+std::string profile_size(Shape shape) {
+  const std::string columns = std::to_string(shape.columns);
+  return shape.rows > 1 ? std::to_string(shape.rows) + "x" + columns : columns;
+}
+
+Shape parse_profile_size(const std::string& size) {
+  const std::size_t x = size.find('x');
+  if (x == std::string::npos) return {1, std::strtoull(size.c_str(), nullptr, 10)};
+  return {std::strtoull(size.substr(0, x).c_str(), nullptr, 10), std::strtoull(size.substr(x + 1).c_str(), nullptr, 10)};
+}
+
 std::string timed_input_text(Shape shape) {
   return shape.rows > 1 ? shape_text(shape) : "n = " + size_text(shape.columns);
 }

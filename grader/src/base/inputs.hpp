@@ -70,6 +70,9 @@ struct Shape {
 };
 // "1000 x 1000", "2^20+1 x 2"
 std::string shape_text(Shape shape);
+// The size argument of labgrader --profile-all: N, or a matrix's ROWSxCOLUMNS; and back.
+std::string profile_size(Shape shape);
+Shape parse_profile_size(const std::string& size);
 // The input a speed test times, as its messages name it: "n = 2^26", or a row lab's matrix,
 // "9586980 x 7".
 std::string timed_input_text(Shape shape);

@@ -36,10 +36,6 @@ ProfiledRun profile_self(const std::vector<std::string>& arguments);
 // The parts of ncu's CSV report `output` (--csv --print-units base), as profile_self() reads them.
 ProfiledRun parse_profiled_output(const std::string& output);
 
-// The size argument of --profile-all: N, or a matrix's ROWSxCOLUMNS; and back.
-std::string profile_size(Shape shape);
-Shape parse_profile_size(const std::string& size);
-
 // The whole reduction (labgrader --profile-all LAB N, a row lab's matrix ROWSxCOLUMNS) of the
 // timed build under ncu, in a process of its own: host code that remembers earlier calls meets
 // this one first.
