@@ -55,6 +55,10 @@ std::vector<TimedShape> timed_shapes(int lab, std::string* left_out) {
   return shapes;
 }
 
+// Where a traffic test's counts came from when it did not run ncu itself.
+constexpr const char* kProfiledAhead =
+    "the suite's one shared run of every timed build (kit.traffic_batch), made ahead of this test on this very module";
+
 }  // namespace
 
 std::vector<Shape> compared_shapes(int lab) {
@@ -73,7 +77,7 @@ Verdict measure_timed_traffic(int lab) {
                                              "timed was never counted:\n" + counted.problem + "\nRead: " + kOneKernelDoc,
                 {{"outcome", "counted_failed"}});
   nlohmann::json figures = {{"shapes", nlohmann::json::array()}};
-  std::string equal, left_out;
+  std::string equal, left_out, profiled_ahead;
   // Counts measured ahead of this test in the suite's shared ncu run, where they were.
   const std::map<std::string, HardwareCounts> profiled = take_profiled_counts(lab);
   for (const TimedShape& timed : timed_shapes(lab, &left_out)) {
@@ -91,8 +95,11 @@ Verdict measure_timed_traffic(int lab) {
                   figures);
     }
     HardwareCounts hardware;
+    bool ahead_of_test = false;
     if (const auto ahead = profiled.find(profile_size(timed.shape)); ahead != profiled.end()) {
       hardware = ahead->second;
+      ahead_of_test = true;
+      profiled_ahead += (profiled_ahead.empty() ? "" : ", ") + where;
     } else {
       const Phase phase("Nsight Compute");
       hardware = timed_build_counts(lab, timed.shape);
@@ -101,6 +108,7 @@ Verdict measure_timed_traffic(int lab) {
       return skip("not compared", "The timed build's traffic was not compared with the GPU's counters: " +
                                       hardware.why_not + ".");
     figures["shapes"].push_back({{"shape", where},
+                                 {"profiled_ahead", ahead_of_test},
                                  {"timed", {{"load_sectors", hardware.sectors[0]},
                                             {"load_instructions", hardware.instructions[0]},
                                             {"store_sectors", hardware.sectors[1]},
@@ -111,13 +119,16 @@ Verdict measure_timed_traffic(int lab) {
       return fail("timed traffic differs",
                   lab_title(lab) + "'s timed build moved other global-memory traffic than its counted build at " +
                       where + " (" + *difference +
-                      "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's counters).",
+                      "; timed: the GPU's own counters, read by Nsight Compute; counted: the kit's counters)." +
+                      (ahead_of_test ? std::string(" The timed counts come from ") + kProfiledAhead + "." : ""),
                   figures);
     }
     equal += (equal.empty() ? "" : "; ") + where + ": " + std::to_string(hardware.sectors[0]) + " load sectors, " +
              std::to_string(hardware.instructions[0]) + " load instructions";
   }
   figures["outcome"] = "equal";
+  if (!profiled_ahead.empty())
+    left_out += " Nsight Compute's counts at " + profiled_ahead + " come from " + kProfiledAhead + ".";
   return pass("equal",
               "Its global-memory traffic (Nsight Compute) equals the counted build's: " + equal + "." + left_out, figures);
 }
