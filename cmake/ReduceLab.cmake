@@ -323,7 +323,8 @@ function(reduce_lab_add_module target source flavor outdir number)
     # fixed for the loop (GCC 12 and 13 did, on lab 8's reference): one warp store became two
     # where the GPU issues one (docs/emulator.md). Lab code is compiled without them.
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      target_compile_options(${target} PRIVATE -fno-unswitch-loops -fno-split-loops -fno-split-paths)
+      target_compile_options(${target} PRIVATE -fno-unswitch-loops -fno-split-loops -fno-split-paths
+                                               -fno-gnu-unique)
     endif()
     target_link_libraries(${target} PRIVATE reduce_emu)
     set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
@@ -342,6 +343,9 @@ function(reduce_lab_add_module target source flavor outdir number)
       CUDA_COMPILER_LAUNCHER "${launcher}")
     # -lineinfo: compute-sanitizer names lab lines. 177/550: a stub's unused variables.
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --diag-suppress=177,550>)
+    if(REDUCE_LAB_NVCC_NO_GNU_UNIQUE)
+      target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)
+    endif()
     if(flavor STREQUAL "gpucount")
       target_compile_definitions(${target} PRIVATE REDUCE_LAB_COUNTING)
       # Ahead of the lab's own includes, so every barrier is counted, cooperative groups'
@@ -353,6 +357,13 @@ function(reduce_lab_add_module target source flavor outdir number)
       target_include_directories(${target} BEFORE PRIVATE "${PROJECT_SOURCE_DIR}/grader/include/counted_overlay")
     endif()
   endif()
+  # Each module keeps its own statics (-fno-gnu-unique above, where the host compiler is GCC).
+  # GCC binds a static of an inline function or of a template (the emulator's __shared__ arrays
+  # of a template kernel among them) STB_GNU_UNIQUE: the first module a process loads then owns
+  # it for every later one, RTLD_LOCAL or not, at the first one's size. A GPU runs one lab a
+  # process, but the grader loads several: a lab and its baseline, ./lab show's lab and the
+  # reference, the suite's shared profile. There, lab 8's reference read its 24-byte
+  # `one_wave()::wave` from a broken case's 16-byte one, loaded before it, and launched no blocks.
   set_target_properties(${target} PROPERTIES
     PREFIX "" OUTPUT_NAME "${stem}" SUFFIX ".so"
     LIBRARY_OUTPUT_DIRECTORY "${outdir}")

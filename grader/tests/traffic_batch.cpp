@@ -59,6 +59,22 @@ std::vector<std::string> tab_fields(const std::string& line) {
 // The line the profiled process prints for part `k` once its run has ended without a fault.
 std::string ran_line(std::size_t k) { return "profiled part " + std::to_string(k) + ": ran"; }
 
+// The lines of a shared run's output that are neither counts, nor ncu's notes of every run, nor
+// a part that ran: why a part failed (its own line, the grader's story of a stop, ncu's errors).
+std::string words_besides_counts(const std::string& output) {
+  std::string said;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    const bool counts = !line.empty() && line[0] == '"';
+    const bool note = line.rfind("==PROF==", 0) == 0 || line.find("uncontrolled GPU caches") != std::string::npos ||
+                      line.find("unmodified GPU clocks") != std::string::npos;
+    const bool ran = line.rfind("profiled part ", 0) == 0 && line.size() > 5 && line.substr(line.size() - 5) == ": ran";
+    if (!line.empty() && !counts && !note && !ran) said += line + "\n";
+  }
+  if (said.size() > 4000) said = "...\n" + said.substr(said.size() - 4000);
+  return said.empty() ? "(nothing)\n" : said;
+}
+
 }  // namespace
 
 int profile(const std::string& list_path) {
@@ -152,8 +168,7 @@ int run(const std::string& manifest_path) {
     std::printf("%s (lab %d, %s) was not profiled here (the profiled process's exit status: %d); its traffic "
                 "test profiles it.\n",
                 failed.id.c_str(), failed.lab, profile_size(pending[k].shape).c_str(), run.exit_status);
-    const std::size_t tail = run.output.size() > 2000 ? run.output.size() - 2000 : 0;
-    std::printf("The end of ncu's output:\n%s\n", run.output.substr(tail).c_str());
+    std::printf("What the profiled process and ncu said, besides the counts:\n%s", words_besides_counts(run.output).c_str());
     pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(k) + 1);
   }
   std::filesystem::remove(list_path, ignored);
