@@ -119,6 +119,9 @@ TEST_CASE("kit harness profiled counts") {
     CHECK_FALSE(std::filesystem::exists(file));
     CHECK(take_profiled_counts(4).empty());  // taken once
 
+    write_text(file, "{\"module\": \"" + file_digest(module) + "\", \"shapes\": [{\"shape\": \"67108864\"}]}");
+    CHECK(take_profiled_counts(4).empty());  // not what write_profiled_counts() writes: nothing taken
+
     write_profiled_counts(file, module, {{shape, counts}});
     write_text(module, "the timed build's bytes, built again from another lab file");
     CHECK(take_profiled_counts(4).empty());  // another module: the test profiles its own
