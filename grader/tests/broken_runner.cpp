@@ -15,7 +15,6 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -23,20 +22,13 @@
 #include "broken_suite.hpp"
 #include "checks/speed_gate.hpp"
 #include "checks/timed_traffic.hpp"
+#include "base/files.hpp"
 #include "run/records.hpp"
 #include "base/settings.hpp"
 
 namespace reduce_lab::grader::broken {
 
 namespace {
-
-std::string read_text(const std::string& path, bool* found) {
-  std::ifstream in(path);
-  *found = static_cast<bool>(in);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string in_quotes(const std::string& text) { return "\"" + text + "\""; }
 
@@ -284,13 +276,11 @@ int run_case(const std::vector<std::string>& arguments) {
   std::error_code ignored;
   if (part == "verdicts" || part == "all") std::filesystem::remove_all(results, ignored);
   std::filesystem::create_directories(results, ignored);
-  char self[4096];
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) {
+  const std::string self = own_executable();
+  if (self.empty()) {
     std::printf("%s: cannot find the grader's own executable\n", title.c_str());
     return 2;
   }
-  self[length] = '\0';
 
   // Each check of a lab runs once: first those the speed test reads, then the expected ones.
   std::map<std::pair<int, std::string>, Verdict> ran;

@@ -71,9 +71,10 @@ TEST_CASE("kit harness modules keep their own statics") {
   }
   // The case that showed it: lab 8's reference and a broken case's copy both define
   // one_wave()'s static, each of its own size. Loaded side by side, each must have its own.
-  const std::string own = settings().module_dir + "/" + module_file_stem(8, Flavor::counted) + ".so";
-  const std::filesystem::path copy = std::filesystem::path(settings().module_dir).parent_path() / "broken" /
-                                     "ok_lab8_shuffle_down" / (module_file_stem(8, Flavor::counted) + ".so");
+  const std::string own = module_file(settings().module_dir, 8, Flavor::counted);
+  const std::string copy = module_file(
+      (std::filesystem::path(settings().module_dir).parent_path() / "broken" / "ok_lab8_shuffle_down").string(), 8,
+      Flavor::counted);
   if (std::filesystem::exists(own) && std::filesystem::exists(copy)) {
     void* first = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     void* second = dlopen(own.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -100,7 +100,7 @@ TEST_CASE("kit harness profiled counts") {
     std::string pattern = settings().temp_dir + "/reduce_lab_profiled.XXXXXX";
     REQUIRE(mkdtemp(pattern.data()) != nullptr);
     const std::string dir = pattern;
-    const std::string module = dir + "/" + module_file_stem(4, Flavor::plain) + ".so";
+    const std::string module = module_file(dir, 4, Flavor::plain);
     const std::string file = dir + "/lab4.json";
     write_text(module, "the timed build's bytes");
     set_environment("REDUCE_LAB_MODULE_DIR", dir);

@@ -45,6 +45,7 @@ struct Entry {
   int lab = 0;
   std::string module_dir;
   std::string out_file;
+  std::size_t shapes = 0;  // the shapes its traffic test compares (compared_shapes())
 };
 
 std::vector<std::string> tab_fields(const std::string& line) {
@@ -122,7 +123,7 @@ int run(const std::string& manifest_path) {
         std::printf("FAILED: %s: not ID, LAB, MODULE_DIR and OUT_FILE: %s\n", manifest_path.c_str(), line.c_str());
         return 1;
       }
-      entries.push_back({fields[0], std::atoi(fields[1].c_str()), fields[2], fields[3]});
+      entries.push_back({fields[0], std::atoi(fields[1].c_str()), fields[2], fields[3], 0});
     }
   }
   // No test may read counts of an earlier run, whatever happens below.
@@ -131,8 +132,9 @@ int run(const std::string& manifest_path) {
   std::vector<Part> pending;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (!has_check(entries[i].lab, "speedup")) continue;  // no speed test reads its traffic
-    for (const Shape& shape : compared_shapes(entries[i].lab))
-      pending.push_back({i, entries[i].lab, entries[i].module_dir, shape});
+    const std::vector<Shape> shapes = compared_shapes(entries[i].lab);
+    entries[i].shapes = shapes.size();
+    for (const Shape& shape : shapes) pending.push_back({i, entries[i].lab, entries[i].module_dir, shape});
   }
   const std::size_t parts = pending.size();
   std::map<std::size_t, std::vector<std::pair<Shape, HardwareCounts>>> measured;  // by entry
@@ -175,8 +177,8 @@ int run(const std::string& manifest_path) {
   std::size_t written = 0, shapes = 0;
   for (const auto& [entry, counts] : measured) {
     const Entry& e = entries[entry];
-    if (counts.size() != compared_shapes(e.lab).size()) continue;  // every shape or none
-    write_profiled_counts(e.out_file, e.module_dir + "/" + module_file_stem(e.lab, Flavor::plain) + ".so", counts);
+    if (counts.size() != e.shapes) continue;  // every shape or none
+    write_profiled_counts(e.out_file, module_file(e.module_dir, e.lab, Flavor::plain), counts);
     ++written;
     shapes += counts.size();
   }

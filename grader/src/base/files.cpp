@@ -51,4 +51,10 @@ void write_text(const std::string& path, const std::string& text) {
 
 void write_json(const std::string& path, const nlohmann::json& value) { write_text(path, value.dump(2) + "\n"); }
 
+std::string own_executable() {
+  char self[4096];
+  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+  return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
+}
+
 }  // namespace reduce_lab::grader

@@ -22,4 +22,8 @@ nlohmann::json read_json(const std::string& path);
 void write_json(const std::string& path, const nlohmann::json& value);
 void write_text(const std::string& path, const std::string& text);
 
+// The path of this process's own executable (the grader starting itself again: under ncu, as a
+// broken-lab case's checks); empty when it cannot be found.
+std::string own_executable();
+
 }  // namespace reduce_lab::grader

@@ -1,7 +1,6 @@
 #include "measure/hardware_counts.hpp"
 
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/files.hpp"
 #include "base/settings.hpp"
 #include "measure/profile_marker.hpp"
 
@@ -59,17 +59,6 @@ std::vector<std::string> csv_fields(const std::string& line) {
 
 }  // namespace
 
-
-std::string self_executable(std::string* why_not) {
-  char self[4096];
-  const ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length <= 0) {
-    *why_not = "the grader could not find its own executable";
-    return {};
-  }
-  return std::string(self, static_cast<std::size_t>(length));
-}
-
 ProfiledRun profile_self(const std::vector<std::string>& arguments) {
   ProfiledRun run;
   const std::string ncu = settings().ncu;
@@ -77,8 +66,11 @@ ProfiledRun profile_self(const std::vector<std::string>& arguments) {
     run.why_not = "Nsight Compute (ncu) was not found with the CUDA toolkit";
     return run;
   }
-  const std::string self = self_executable(&run.why_not);
-  if (self.empty()) return run;
+  const std::string self = own_executable();
+  if (self.empty()) {
+    run.why_not = "the grader could not find its own executable";
+    return run;
+  }
   std::string metrics;
   for (const Metric& m : kMetrics) metrics += std::string(metrics.empty() ? "" : ",") + m.name;
   std::string profiled = quoted(self);

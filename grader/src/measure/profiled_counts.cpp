@@ -35,7 +35,7 @@ std::map<std::string, HardwareCounts> take_profiled_counts(int lab) {
   std::remove(path.c_str());
   if (!text) return taken;
   const nlohmann::json file = nlohmann::json::parse(*text, nullptr, false);
-  const std::string module = settings().module_dir + "/" + module_file_stem(lab, Flavor::plain) + ".so";
+  const std::string module = module_file(settings().module_dir, lab, Flavor::plain);
   const std::string digest = file_digest(module);
   if (file.is_discarded() || digest.empty() || file.value("module", "") != digest) return taken;
   try {

@@ -38,6 +38,10 @@ std::string module_file_stem(int number, Flavor flavor) {
   return stem;
 }
 
+std::string module_file(const std::string& dir, int number, Flavor flavor) {
+  return dir + "/" + module_file_stem(number, flavor) + ".so";
+}
+
 std::string first_compiler_error(const std::string& log_text) {
   std::istringstream lines(log_text);
   std::string line, previous;
@@ -104,7 +108,7 @@ std::string module_fingerprint(int number) {
   const std::string dir = settings().module_dir;
   std::string fingerprint;
   for (Flavor flavor : {Flavor::plain, Flavor::counted}) {
-    const std::string one = fingerprint_of(dir + "/" + module_file_stem(number, flavor) + ".so");
+    const std::string one = fingerprint_of(module_file(dir, number, flavor));
     if (!one.empty() && fingerprint.find(one) == std::string::npos) fingerprint += (fingerprint.empty() ? "" : "; ") + one;
   }
   return fingerprint;

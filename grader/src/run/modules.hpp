@@ -49,6 +49,8 @@ std::optional<std::string> compiled_from(int number, Flavor flavor);
 
 // File names the build gives a module and its compile log: lab03.gpu.so, lab03.gpu.log ...
 std::string module_file_stem(int number, Flavor flavor);
+// The module itself in the module folder `dir`: dir/lab03.gpu.so ...
+std::string module_file(const std::string& dir, int number, Flavor flavor);
 
 // The first line of a compiler log that reads as an error (with the line before it when that
 // names the file), or an empty string.
