@@ -66,6 +66,7 @@
 #include "run/lab_runner.hpp"
 #include "run/limits.hpp"
 #include "checks/profiler_names.hpp"
+#include "measure/profile_part.hpp"
 #include "run/records.hpp"
 #include "base/settings.hpp"
 #if REDUCE_LAB_SELFTEST
@@ -132,7 +133,11 @@ int profile(int lab, Shape shape, bool first_pass_only) {
     if (settings().profile_dtype == dtype_name(d)) dtype = d;
   const auto input = make_matrix(Pattern::uniform, dtype, shape);
   LabRunner runner(loaded.info, dtype, reduce_lab::Op::sum);
-  const RunOutcome outcome = runner.reduce(input, first_pass_only);
+  RunOutcome outcome;
+  {
+    const ProfilePart part(0);  // what ncu profiles of this run (measure/profile_part.hpp)
+    outcome = runner.reduce(input, first_pass_only);
+  }
   const std::string size = shape.rows > 1 ? shape_text(shape) : "n = " + std::to_string(shape.columns);
   std::printf("lab %d, %s: %s\n", lab, size.c_str(), outcome.ran ? "ran" : outcome.error.c_str());
   if (!outcome.ran) return 1;

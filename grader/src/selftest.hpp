@@ -35,7 +35,7 @@ int run(const std::string& manifest_path);
 
 // labgrader --profile-batch LIST: the profiled process. Each line (DIR, LAB and SIZE, separated
 // by tabs) is lab LAB's timed build from the module folder DIR, run on SIZE as --profile-all runs
-// it, after a marker kernel (measure/profile_marker.hpp). Returns 1 at the first run that faults.
+// it, in a numbered range (measure/profile_part.hpp). Returns 1 at the first run that faults.
 int profile(const std::string& list_path);
 
 }  // namespace traffic_batch

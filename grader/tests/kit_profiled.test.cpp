@@ -9,7 +9,7 @@
 #include "base/files.hpp"
 #include "base/settings.hpp"
 #include "measure/hardware_counts.hpp"
-#include "measure/profile_marker.hpp"
+#include "measure/profile_part.hpp"
 #include "measure/profiled_counts.hpp"
 #include "run/modules.hpp"
 
@@ -22,6 +22,14 @@ const char* const kHeader =
     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
     "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
 
+// The same with --nvtx: two columns of the ranges around each kernel, after the host's name.
+const char* const kRangesHeader =
+    "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\","
+    "\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\","
+    "\"Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\",\"Context\","
+    "\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\","
+    "\"Metric Value\"\n";
+
 // One row of the report: kernel `kernel` launched with `grid` blocks, metric `metric` = `value`.
 std::string row(const std::string& kernel, int grid, const std::string& metric, const std::string& value) {
   return "\"1\",\"4242\",\"labgrader\",\"127.0.0.1\",\"" + kernel + "\",\"1\",\"7\",\"(1024, 1, 1)\",\"(" +
@@ -33,12 +41,19 @@ const std::string kLoadSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 const std::string kLoads = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 const std::string kStoreSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 
-std::string marker(int part) { return row(std::string(kProfileMarkerName) + "()", part + 1, kLoads, "0"); }
+// A row of the report with ranges: the kernel ran in part `part`'s range, as an H200's ncu
+// writes the push/pop stack (the thread, then each range's domain, name and attributes).
+std::string in_part(int part, const std::string& kernel, const std::string& metric, const std::string& value) {
+  return "\"1\",\"4242\",\"labgrader\",\"127.0.0.1\",\"4242  \"\"<default domain>:" + std::string(kProfilePartPrefix) +
+         std::to_string(part) + ":none:none:none:none:none:none\"\" \",\"\",\"" + kernel +
+         "\",\"1\",\"7\",\"(1024, 1, 1)\",\"(64, 1, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"" + metric +
+         "\",\"sector\",\"" + value + "\"\n";
+}
 
 }  // namespace
 
 TEST_CASE("kit harness profiled counts") {
-  SECTION("a report without markers is one part; the kit's fill kernel is not the lab's") {
+  SECTION("a report without ranges is one part; the kit's fill kernel is not the lab's") {
     const std::string report = std::string("==PROF== Connected to process 4242\n") + kHeader +
                                row("void detail::fill_kernel<float>(T1 *, T1, unsigned long long)", 1, kStoreSectors, "1") +
                                row("SimpleSumReductionKernel(float *, float *)", 32768, kLoadSectors, "67,108,863") +
@@ -52,11 +67,11 @@ TEST_CASE("kit harness profiled counts") {
     CHECK(run.parts[0].instructions[0] == 14654457ull);
     CHECK(run.parts[0].sectors[1] == 0ull);
   }
-  SECTION("markers part the report; a part with a count ncu could not read is not measured") {
-    const std::string report = std::string(kHeader) + marker(0) + row("LabA(float *)", 64, kLoadSectors, "100") +
-                               row("LabA(float *)", 64, kLoads, "25") + marker(1) +
-                               row("LabB(float *)", 64, kLoadSectors, "nan") + row("LabB(float *)", 64, kLoads, "7") +
-                               marker(3) + row("LabD(float *)", 64, kLoadSectors, "300");
+  SECTION("ranges part the report; a part with a count ncu could not read is not measured") {
+    const std::string report = std::string(kRangesHeader) + in_part(0, "LabA(float *)", kLoadSectors, "100") +
+                               in_part(0, "LabA(float *)", kLoads, "25") + in_part(1, "LabB(float *)", kLoadSectors, "nan") +
+                               in_part(1, "LabB(float *)", kLoads, "7") + in_part(3, "LabD(float *)", kLoadSectors, "300") +
+                               in_part(3, "LabD(float *)", kLoads, "60") + in_part(3, "LabD(float *)", kLoadSectors, "12");
     const ProfiledRun run = parse_profiled_output(report);
     REQUIRE(run.parts.size() == 4);
     CHECK(run.parts[0].measured);
@@ -64,9 +79,10 @@ TEST_CASE("kit harness profiled counts") {
     CHECK(run.parts[0].instructions[0] == 25ull);
     CHECK_FALSE(run.parts[1].measured);
     CHECK(run.parts[1].why_not.find("nan") != std::string::npos);
-    CHECK_FALSE(run.parts[2].measured);  // its marker never came: the process ended before it
+    CHECK_FALSE(run.parts[2].measured);  // none of its kernels came: the process ended before it
     CHECK(run.parts[3].measured);
-    CHECK(run.parts[3].sectors[0] == 300ull);
+    CHECK(run.parts[3].sectors[0] == 312ull);  // both of its kernels
+    CHECK(run.parts[3].instructions[0] == 60ull);
   }
   SECTION("a size argument reads back as the shape it was written from") {
     for (const Shape shape : {Shape{1, 67108864}, Shape{9586980, 7}}) {

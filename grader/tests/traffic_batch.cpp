@@ -3,9 +3,9 @@
 //
 // Each traffic test compares its timed build's traffic, as ncu counts it, with the counted
 // build's (checks/timed_traffic.hpp). Profiled one process at a time, the suite's 40-odd timed
-// builds took ncu's turns for 85 s and more on an H200, most of it ncu's start in each process
-// (measure/profile_marker.hpp). Here one profiled process runs them all, a marker kernel before
-// each, and the counts go to each test in a file (measure/profiled_counts.hpp); a test whose file
+// builds took ncu's turns for 85 s and more on an H200, most of it ncu's start in each process.
+// Here one profiled process runs them all, each in a numbered range (measure/profile_part.hpp),
+// and the counts go to each test in a file (measure/profiled_counts.hpp); a test whose file
 // is missing, or names another module, still runs ncu itself. A build that fails or hangs under
 // the profiler ends that process: the builds after it are profiled again in a new one, and the
 // failed one is left to its own test, which then meets the failure and names it.
@@ -21,7 +21,7 @@
 #include "base/settings.hpp"
 #include "checks/timed_traffic.hpp"
 #include "measure/hardware_counts.hpp"
-#include "measure/profile_marker.hpp"
+#include "measure/profile_part.hpp"
 #include "measure/profiled_counts.hpp"
 #include "run/lab_runner.hpp"
 #include "run/modules.hpp"
@@ -90,7 +90,6 @@ int profile(const std::string& list_path) {
     }
     const int lab = std::atoi(fields[1].c_str());
     const Shape shape = parse_profile_size(fields[2]);
-    mark_profile_part(static_cast<unsigned>(k));
     const LoadedLab loaded = load_lab_from(fields[0], lab, Flavor::plain, lab_source_file_in(fields[0], lab));
     if (!loaded) {
       std::printf("profiled part %zu: %s\n", k, loaded.summary.c_str());
@@ -100,7 +99,11 @@ int profile(const std::string& list_path) {
     if (input == inputs.end())
       input = inputs.emplace(fields[2], make_matrix(Pattern::uniform, DType::f32, shape)).first;
     LabRunner runner(loaded.info, DType::f32, Op::sum);
-    const RunOutcome outcome = runner.reduce(input->second);
+    RunOutcome outcome;
+    {
+      const ProfilePart part(static_cast<unsigned>(k));
+      outcome = runner.reduce(input->second);
+    }
     if (!outcome.ran) {
       // A fault may leave the device unusable for every later part: the parent starts again
       // after this one.

@@ -5,13 +5,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "base/files.hpp"
 #include "base/settings.hpp"
-#include "measure/profile_marker.hpp"
+#include "measure/profile_part.hpp"
 
 namespace reduce_lab::grader {
 
@@ -82,9 +83,13 @@ ProfiledRun profile_self(const std::vector<std::string>& arguments) {
   // The profiled process keeps no results folder: a call of it slowed by the profiler (whose
   // replays, and whose wait for another process's profiling, its time limit also counts) must not
   // leave a note that stops the lab's later tests in this grade as if it had hung (lab_runner.cpp).
+  // Only the lab's own kernels are profiled: those inside a part's range (measure/profile_part.hpp)
+  // but for the kit's fill kernel (reduce_lab::fill), which is not the lab's traffic.
+  const std::string filters = " --nvtx --nvtx-include " + quoted(std::string("regex:") + kProfilePartPrefix + "/") +
+                              " --kernel-name " + quoted("regex:^(?!fill_kernel)");
   const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) +
-                              " --cache-control none --clock-control none --csv --print-units base --metrics " +
-                              metrics + " " + profiled + " 2>&1";
+                              " --cache-control none --clock-control none --csv --print-units base" + filters +
+                              " --metrics " + metrics + " " + profiled + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
     run.why_not = "ncu could not be started";
@@ -109,15 +114,15 @@ ProfiledRun parse_profiled_output(const std::string& output) {
   ProfiledRun run;
   std::istringstream lines(output);
   std::string line;
-  int kernel_column = -1, grid_column = -1, metric_column = -1, value_column = -1;
-  std::size_t current = 0;  // the part the rows belong to
+  int kernel_column = -1, range_column = -1, metric_column = -1, value_column = -1;
   while (std::getline(lines, line)) {
     if (line.empty() || line[0] != '"') continue;
     const std::vector<std::string> fields = csv_fields(line);
     if (kernel_column < 0) {
       for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
         if (fields[i] == "Kernel Name") kernel_column = i;
-        if (fields[i] == "Grid Size") grid_column = i;
+        // With --nvtx, the push/pop ranges around the kernel (its header names their fields).
+        if (fields[i].find("Push/Pop_Range") != std::string::npos) range_column = i;
         if (fields[i] == "Metric Name") metric_column = i;
         if (fields[i] == "Metric Value") value_column = i;
       }
@@ -127,16 +132,13 @@ ProfiledRun parse_profiled_output(const std::string& output) {
     const int needed = std::max(kernel_column, std::max(metric_column, value_column));
     if (static_cast<int>(fields.size()) <= needed) continue;
     const std::string& kernel = fields[kernel_column];
-    // A shared run's marker starts the next part (measure/profile_marker.hpp): its grid's width
-    // is the part's number plus one.
-    if (kernel.find(kProfileMarkerName) != std::string::npos) {
-      const std::string grid = grid_column >= 0 && grid_column < static_cast<int>(fields.size()) ? fields[grid_column] : "";
-      const std::size_t digit = grid.find_first_of("0123456789");
-      const unsigned long width = digit == std::string::npos ? 0 : std::strtoul(grid.c_str() + digit, nullptr, 10);
-      if (width == 0) continue;
-      if (run.parts.size() < width) run.parts.resize(width);
-      current = width - 1;
-      continue;
+    // The part is the number of the kernel's range (measure/profile_part.hpp); a report without
+    // ranges is one part.
+    std::size_t current = 0;
+    if (range_column >= 0 && range_column < static_cast<int>(fields.size())) {
+      const std::size_t at = fields[range_column].find(kProfilePartPrefix);
+      if (at == std::string::npos) continue;  // not in a part: not the lab's
+      current = std::strtoul(fields[range_column].c_str() + at + std::strlen(kProfilePartPrefix), nullptr, 10);
     }
     // The kit's own kernel that sets the output (reduce_lab::fill) is not the lab's traffic.
     if (kernel.find("fill_kernel") != std::string::npos) continue;

@@ -24,8 +24,8 @@ struct HardwareCounts {
 };
 
 // One run of this grader, with `arguments` (each passed as one word), under ncu: the counters of
-// each of its parts (a part begins at each marker kernel, measure/profile_marker.hpp; a run
-// without markers is one part). A part whose kernels ncu never reported is left unmeasured.
+// each of its parts (the kernels of each numbered range, measure/profile_part.hpp; a report
+// without ranges is one part). A part whose kernels ncu never reported is left unmeasured.
 struct ProfiledRun {
   std::string why_not;  // ncu could not run or read the counters: nothing was measured
   int exit_status = 0;  // the profiled program's (ncu passes it on); -1: ended by a signal

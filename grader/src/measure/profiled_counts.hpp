@@ -1,6 +1,6 @@
 // A traffic test's Nsight Compute counts, measured ahead of it in a run shared with other builds
 // (the kit's suite: tests/traffic_batch.cpp), handed over in a file. Starting ncu costs about two
-// seconds a process, whatever it profiles (measure/profile_marker.hpp), and the suite's GPU tree
+// seconds a process, whatever it profiles (tests/traffic_batch.cpp), and the suite's GPU tree
 // has some forty traffic tests that otherwise take ncu's turns one after another.
 //
 // The file names the module it measured by its bytes: a test takes the counts only for the very
