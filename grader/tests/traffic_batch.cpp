@@ -3,7 +3,8 @@
 //
 // Each traffic test compares its timed build's traffic, as ncu counts it, with the counted
 // build's (checks/timed_traffic.hpp). Profiled one process at a time, the suite's 40-odd timed
-// builds took ncu's turns for 85 s and more on an H200, most of it ncu's start in each process.
+// builds took ncu's turns for 85 s and more on an H200, about a second of each the profiled
+// process's own (docs/instructors.md).
 // Here one profiled process runs them all, each in a numbered range (measure/profile_part.hpp),
 // and the counts go to each test in a file (measure/profiled_counts.hpp); a test whose file
 // is missing, or names another module, still runs ncu itself. A build that fails or hangs under

@@ -1,7 +1,7 @@
 // A traffic test's Nsight Compute counts, measured ahead of it in a run shared with other builds
-// (the kit's suite: tests/traffic_batch.cpp), handed over in a file. Starting ncu costs about two
-// seconds a process, whatever it profiles (tests/traffic_batch.cpp), and the suite's GPU tree
-// has some forty traffic tests that otherwise take ncu's turns one after another.
+// (the kit's suite: tests/traffic_batch.cpp), handed over in a file. A profiled process costs
+// about a second more than the kernels it profiles (docs/instructors.md), and the suite's GPU
+// tree has some forty traffic tests that otherwise take ncu's turns one after another.
 //
 // The file names the module it measured by its bytes: a test takes the counts only for the very
 // module it would have profiled itself, at the shapes it compares; for any other it runs ncu as
