@@ -40,10 +40,6 @@
 // Everything but --skip, --broken and the commands runs in a child process that this one
 // supervises (supervisor.hpp): a test that ends without a verdict still gets one that names how
 // it ended. The parent never initialises CUDA: the GPU check happens in the child.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,6 +68,7 @@
 #if REDUCE_LAB_SELFTEST
 #include "selftest.hpp"
 #endif
+#include "run/sanitizer.hpp"
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 #include "checks/timed_traffic.hpp"
@@ -151,62 +148,6 @@ int profile(int lab, Shape shape, bool first_pass_only) {
   if (!kit.ran) return 0;
   std::printf("kit:%s\n", counts_profile_text(kit.counters).c_str());
   std::fputs(profiler_names_text(kit.counters, kit.launches.warps).c_str(), stdout);
-  return 0;
-}
-
-int run_under_sanitizer(int lab, const char* self, const std::vector<char*>& args) {
-  const std::string sanitizer_path = settings().compute_sanitizer;
-  const char* sanitizer = sanitizer_path.c_str();
-  for (const char* tool : {"memcheck", "racecheck"}) {
-    const std::string log = settings().temp_dir + "/reduce_lab_" + tool + "." +
-                            std::to_string(getpid()) + ".log";
-    // API errors are left to the test itself, which checks every CUDA call and names the
-    // grader's own failures (the device out of memory, say) as such: memcheck would report
-    // them too, and its report would read as the lab's out-of-bounds access.
-    std::vector<const char*> argv = {sanitizer, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "3",
-                                     "--log-file", log.c_str(), self};
-    for (std::size_t i = 1; i < args.size(); ++i) argv.push_back(args[i]);
-    argv.push_back(nullptr);
-    std::printf("compute-sanitizer --tool %s ...\n", tool);
-    std::fflush(stdout);
-    const pid_t child = fork();
-    if (child == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the test
-      execv(sanitizer, const_cast<char* const*>(argv.data()));
-      std::perror("could not start compute-sanitizer");
-      std::_Exit(127);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    const std::string report = read_text(log);
-    unlink(log.c_str());
-    std::fputs(report.c_str(), stdout);
-    std::fflush(stdout);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-      const bool race = std::string(tool) == "racecheck";
-      const supervision::Snapshot last = supervision::read();
-      Fault fault = classify_fault(report);
-      if (race || fault.kind == FaultKind::failed) fault.kind = race ? FaultKind::none : FaultKind::out_of_bounds;
-      // memcheck stops the lab at the faulting case, so the last case noted is that one;
-      // racecheck lets every case run, so it cannot say which one raced.
-      const std::string summary = race ? "race (racecheck)"
-                                       : fault_summary(fault, last.has_case ? last.label : "memcheck");
-      const std::string what =
-          std::string("compute-sanitizer ") + tool + " found " +
-          (race ? "a race: two threads used the same shared-memory word with no barrier between them"
-                : std::string(fault_name(fault.kind)) + (last.has_case ? " at " + last.label : "")) +
-          ". Its report:\n" + report_excerpt(report) + (lab ? "Replay: " + replay_command(lab) + "\n" : "") +
-          "Revisit: " +
-          (race ? "a __syncthreads() between writing shared memory and reading it, or __syncwarp() between the "
-                  "steps of a warp-synchronous tail."
-                : fault_hint(fault.kind)) +
-          (lab ? std::string("\nRead: ") + lab_info(lab).doc : "");
-      std::printf("\n%s\n", what.c_str());
-      record_current(fail(summary, what));
-      return 1;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;  // the lab's own failure, reported above
-  }
   return 0;
 }
 
