@@ -83,7 +83,7 @@ TEST_CASE("kit harness a sanitizer run ends when its lab was stopped") {
     return path;
   };
   SECTION("a sanitizer that does not end after its target's stop is stopped, and its target with it") {
-    // The target, in the sanitizer's group, outlives it unless the whole group is stopped.
+    // The target, the sanitizer's child, outlives it unless it is stopped too.
     const std::string hanging = script("hanging", "sleep 300 & echo $! > '" + dir + "/target.pid'\nwait");
     const Outcome outcome = run_with(hanging, 0.2, 1.0);
     CHECK(outcome.returned == 1);

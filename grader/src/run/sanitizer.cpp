@@ -7,7 +7,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "base/catalog.hpp"
 #include "base/faults.hpp"
@@ -22,11 +25,34 @@ namespace reduce_lab::grader {
 
 namespace {
 
-// Waits for compute-sanitizer `child` (the leader of its own process group, its target in it)
-// and returns its status. When the watchdog in the target has stopped the lab (a kernel that never
-// ended), the target has ended itself; a sanitizer still running `end_grace` seconds later is
-// stopped with its whole group. Otherwise a test whose lab hangs may wait for CTest's limit, with
-// the hung kernel's process perhaps still holding the GPU: once on an H200, a races test of a lab
+// `root` and every process it started, however deep, stopped at once. The sanitizer stays in
+// the test's process group, so that a Ctrl-C at ./lab grade still reaches its target; its
+// descendants are found by their parents in /proc instead.
+void kill_tree(pid_t root) {
+  std::vector<pid_t> tree{root};
+  for (std::size_t at = 0; at < tree.size() && tree.size() < 4096; ++at) {
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      // /proc/PID/stat: "PID (COMMAND) STATE PPID ...", the command in parentheses.
+      const std::string stat = read_text(entry.path().string() + "/stat");
+      const std::size_t after_name = stat.rfind(')');
+      if (after_name == std::string::npos) continue;
+      std::istringstream rest(stat.substr(after_name + 1));
+      std::string state;
+      long parent = 0;
+      if (rest >> state >> parent && parent == tree[at]) tree.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  for (pid_t pid : tree) kill(pid, SIGKILL);
+}
+
+// Waits for compute-sanitizer `child` (its target is a process it starts) and returns its
+// status. When the watchdog in the target has stopped the lab (a kernel that never ended), the
+// target has ended itself; a sanitizer still running `end_grace` seconds later is stopped with
+// everything it started. Otherwise a test whose lab hangs may wait for CTest's limit, with the
+// hung kernel's process perhaps still holding the GPU: once on an H200, a races test of a lab
 // whose loop never ends ran on until its supervisor stopped it, 25 s in, past its 6-s limit.
 int wait_for_sanitizer(pid_t child, double end_grace, bool* stopped_after_stop) {
   using Clock = std::chrono::steady_clock;
@@ -40,8 +66,7 @@ int wait_for_sanitizer(pid_t child, double end_grace, bool* stopped_after_stop) 
       seen_at = Clock::now();
     }
     if (stop_seen && std::chrono::duration<double>(Clock::now() - seen_at).count() > end_grace) {
-      kill(-child, SIGKILL);
-      kill(child, SIGKILL);  // should it have left the group
+      kill_tree(child);
       waitpid(child, &status, 0);
       *stopped_after_stop = true;
       return status;
@@ -69,13 +94,11 @@ int run_under_sanitizer(int lab, const char* self, const std::vector<char*>& arg
     std::fflush(stdout);
     const pid_t child = fork();
     if (child == 0) {
-      setpgid(0, 0);  // a group of its own, its target in it: both can be stopped at once
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the test
       execv(sanitizer, const_cast<char* const*>(argv.data()));
       std::perror("could not start compute-sanitizer");
       std::_Exit(127);
     }
-    setpgid(child, child);  // as the child does, whichever of the two comes first
     bool stopped_after_stop = false;
     const int status = wait_for_sanitizer(child, end_grace, &stopped_after_stop);
     const std::string report = read_text(log);

@@ -7,7 +7,7 @@
 namespace reduce_lab::grader {
 
 // The seconds compute-sanitizer gets to end after its target has been stopped by the watchdog
-// (supervision::note_stop): then it, and the target with it, are stopped too.
+// (supervision::note_stop): then it, and every process it started, are stopped too.
 inline constexpr double kSanitizerEndGrace = 10;
 
 // Runs `self` with `args` (args[0] is skipped: the program's own name) under each tool. 0 when
