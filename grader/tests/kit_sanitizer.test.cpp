@@ -65,9 +65,8 @@ Outcome run_with(const std::string& script, double stop_after, double grace) {
 bool alive(const std::string& pid_file) {
   const std::string pid = read_text(pid_file);
   if (pid.empty()) return false;
-  const std::string stat = read_text("/proc/" + std::to_string(std::stoi(pid)) + "/stat");
-  const std::size_t after_name = stat.rfind(')');
-  return after_name != std::string::npos && after_name + 2 < stat.size() && stat[after_name + 2] != 'Z';
+  const std::optional<ProcessStatus> status = process_status(std::stoi(pid));
+  return status && status->state != 'Z';
 }
 
 }  // namespace
@@ -82,6 +81,13 @@ TEST_CASE("kit harness a sanitizer run ends when its lab was stopped") {
     std::filesystem::permissions(path, std::filesystem::perms::owner_all);
     return path;
   };
+  SECTION("a process's status is read: this one's runs, and its parent is its parent") {
+    const std::optional<ProcessStatus> self = process_status(getpid());
+    REQUIRE(self.has_value());
+    CHECK(self->state == 'R');
+    CHECK(self->parent == static_cast<long>(getppid()));
+    CHECK_FALSE(process_status(-1).has_value());
+  }
   SECTION("a sanitizer that does not end after its target's stop is stopped, and its target with it") {
     // The target, the sanitizer's child, outlives it unless it is stopped too.
     const std::string hanging = script("hanging", "sleep 300 & echo $! > '" + dir + "/target.pid'\nwait");

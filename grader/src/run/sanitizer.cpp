@@ -23,6 +23,19 @@
 
 namespace reduce_lab::grader {
 
+std::optional<ProcessStatus> process_status(pid_t pid) {
+  // "PID (COMMAND) STATE PPID ...": the command, in parentheses, may hold spaces and ')'.
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t after_name = stat.rfind(')');
+  if (after_name == std::string::npos) return std::nullopt;
+  std::istringstream rest(stat.substr(after_name + 1));
+  ProcessStatus status;
+  std::string state;
+  if (!(rest >> state >> status.parent) || state.empty()) return std::nullopt;
+  status.state = state[0];
+  return status;
+}
+
 namespace {
 
 // `root` and every process it started, however deep, stopped at once. The sanitizer stays in
@@ -35,14 +48,9 @@ void kill_tree(pid_t root) {
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
       const std::string name = entry.path().filename().string();
       if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-      // /proc/PID/stat: "PID (COMMAND) STATE PPID ...", the command in parentheses.
-      const std::string stat = read_text(entry.path().string() + "/stat");
-      const std::size_t after_name = stat.rfind(')');
-      if (after_name == std::string::npos) continue;
-      std::istringstream rest(stat.substr(after_name + 1));
-      std::string state;
-      long parent = 0;
-      if (rest >> state >> parent && parent == tree[at]) tree.push_back(static_cast<pid_t>(std::stol(name)));
+      const pid_t pid = static_cast<pid_t>(std::stol(name));
+      const std::optional<ProcessStatus> status = process_status(pid);
+      if (status && status->parent == tree[at]) tree.push_back(pid);
     }
   }
   for (pid_t pid : tree) kill(pid, SIGKILL);
