@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,18 +41,20 @@ namespace {
 
 // `root` and every process it started, however deep, stopped at once. The sanitizer stays in
 // the test's process group, so that a Ctrl-C at ./lab grade still reaches its target; its
-// descendants are found by their parents in /proc instead.
+// descendants are found by their parents in /proc instead, read once.
 void kill_tree(pid_t root) {
+  std::multimap<long, pid_t> children;  // by parent
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (const std::optional<ProcessStatus> status = process_status(pid)) children.emplace(status->parent, pid);
+  }
   std::vector<pid_t> tree{root};
-  for (std::size_t at = 0; at < tree.size() && tree.size() < 4096; ++at) {
-    std::error_code ignored;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
-      const std::string name = entry.path().filename().string();
-      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-      const pid_t pid = static_cast<pid_t>(std::stol(name));
-      const std::optional<ProcessStatus> status = process_status(pid);
-      if (status && status->parent == tree[at]) tree.push_back(pid);
-    }
+  for (std::size_t at = 0; at < tree.size(); ++at) {
+    const auto [first, last] = children.equal_range(tree[at]);
+    for (auto it = first; it != last; ++it) tree.push_back(it->second);
   }
   for (pid_t pid : tree) kill(pid, SIGKILL);
 }
