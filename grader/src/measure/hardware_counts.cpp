@@ -58,6 +58,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return fields;
 }
 
+// The kit's own kernel that sets an output (reduce_lab::fill, reduce_lab/launch.cuh): not the
+// lab's traffic, so ncu does not profile it and its report's rows of it are not read.
+constexpr const char* kFillKernel = "fill_kernel";
+
 }  // namespace
 
 ProfiledRun profile_self(const std::vector<std::string>& arguments) {
@@ -84,9 +88,9 @@ ProfiledRun profile_self(const std::vector<std::string>& arguments) {
   // replays, and whose wait for another process's profiling, its time limit also counts) must not
   // leave a note that stops the lab's later tests in this grade as if it had hung (lab_runner.cpp).
   // Only the lab's own kernels are profiled: those inside a part's range (measure/profile_part.hpp)
-  // but for the kit's fill kernel (reduce_lab::fill), which is not the lab's traffic.
+  // but for the kit's fill kernel.
   const std::string filters = " --nvtx --nvtx-include " + quoted(std::string("regex:") + kProfilePartPrefix + "/") +
-                              " --kernel-name " + quoted("regex:^(?!fill_kernel)");
+                              " --kernel-name " + quoted(std::string("regex:^(?!") + kFillKernel + ")");
   const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) +
                               " --cache-control none --clock-control none --csv --print-units base" + filters +
                               " --metrics " + metrics + " " + profiled + " 2>&1";
@@ -140,8 +144,7 @@ ProfiledRun parse_profiled_output(const std::string& output) {
       if (at == std::string::npos) continue;  // not in a part: not the lab's
       current = std::strtoul(fields[range_column].c_str() + at + std::strlen(kProfilePartPrefix), nullptr, 10);
     }
-    // The kit's own kernel that sets the output (reduce_lab::fill) is not the lab's traffic.
-    if (kernel.find("fill_kernel") != std::string::npos) continue;
+    if (kernel.find(kFillKernel) != std::string::npos) continue;
     // A count is digits with thousands separators ("8,388,608"); anything else ("nan", when ncu
     // could not collect the kernel's counters) leaves the part unmeasured, never counted as 0.
     std::string digits;
