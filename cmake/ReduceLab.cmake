@@ -255,13 +255,15 @@ macro(reduce_lab_use_harness dir)
 endmacro()
 
 
-# reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]):
+# reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]
+#                       [ONE_NVCC_THREAD]):
 # one lab compiled as a loadable module (lab03.gpu.so ...). Its compiler output is kept for
 # the grader (tools/capture-build-log). With TOLERATE_ERRORS a compile error still builds
 # (an empty placeholder module), so a lab that is meant not to compile does not stop the
-# build; its status file tells the grader that it did not compile.
+# build; its status file tells the grader that it did not compile. With ONE_NVCC_THREAD nvcc
+# never splits this module's compile over the machine's cores (below).
 function(reduce_lab_add_module target source flavor outdir number)
-  cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS" "" "")
+  cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS;ONE_NVCC_THREAD" "" "")
   set(stem "lab${number}.${flavor}")
   # Which file these modules were compiled from: the speed test reads it (design §13).
   file(CONFIGURE OUTPUT "${outdir}/lab${number}.source" CONTENT "${source}\n" @ONLY)
@@ -286,7 +288,13 @@ function(reduce_lab_add_module target source flavor outdir number)
     # (CI's compile check of dozens of labs) every core is busy already. The machine code is
     # the same either way (cuobjdump -sass of labs 7 and 8, timed and counted, compared
     # function by function), so neither a timing nor a count can change.
-    list(APPEND launcher --nvcc-threads-from-env)
+    # The broken-lab suite's modules (ONE_NVCC_THREAD) are the exception: its 180-odd compiles
+    # keep every core busy by themselves, and each one's threads on top of them only slowed the
+    # labs' own modules. In the kit's suite on an H200 host, lab 8's counted build, split over
+    # every core among them, took 114 s and ended the build 15 s after the last of theirs.
+    if(NOT arg_ONE_NVCC_THREAD)
+      list(APPEND launcher --nvcc-threads-from-env)
+    endif()
   endif()
   if(flavor STREQUAL "emu")
     # What the host compiler cannot see: CUDA's execution spaces, checked alongside it.
@@ -574,14 +582,18 @@ function(reduce_lab_profile_ahead test lab module_dir id)
   # kit.every_command_ends (about a minute, two processors) must be among the suite's first tests.
   # CTest starts the deepest dependencies first, and the shared run, a level deeper than it, took
   # the slot it needed: it started 140 s in on an H200 and ended the untimed tests. Waiting for it
-  # here costs nothing (these tests wait for the shared run, which takes longer) and puts it at
-  # the shared run's level.
+  # here puts it at the shared run's level, so it starts as soon as that run, alone, has ended. It
+  # costs these tests little: they take a second or two each, and the speed tests after them run
+  # alone, once the untimed tests have ended, whichever way.
   set_property(TEST ${test} APPEND PROPERTY DEPENDS kit.traffic_batch kit.every_command_ends)
 endfunction()
 
 # reduce_lab_add_traffic_batch(): that shared run, once every lab and case has been declared. It
-# starts with the suite's first tests (COST), beside the untimed ones; the traffic tests wait for
-# it (DEPENDS), and one it could not profile profiles its own build.
+# runs first (COST) and alone (RUN_SERIAL): ncu profiled its kernels at about 0.25 s each on a
+# quiet H200 (some 50 parts, 25 s), and beside the untimed tests the same run took 106-172 s,
+# every second of it on the path to the speed tests, which wait for it. The emulator's run
+# alongside (./lab test) is no CTest test and goes on meanwhile, on the processors. The traffic
+# tests wait for it (DEPENDS), and one it could not profile profiles its own build.
 function(reduce_lab_add_traffic_batch)
   get_property(entries GLOBAL PROPERTY REDUCE_LAB_PROFILED_AHEAD)
   if(NOT entries)
@@ -594,5 +606,5 @@ function(reduce_lab_add_traffic_batch)
   add_test(NAME kit.traffic_batch COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --traffic-batch "${manifest}")
   set_tests_properties(kit.traffic_batch PROPERTIES
     LABELS "kit;broken;gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
-    ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute COST 1000)
+    ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute COST 1000 RUN_SERIAL TRUE)
 endfunction()
