@@ -255,15 +255,13 @@ macro(reduce_lab_use_harness dir)
 endmacro()
 
 
-# reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]
-#                       [ONE_NVCC_THREAD]):
+# reduce_lab_add_module(<target> <source> <flavor> <output dir> <number> [TOLERATE_ERRORS]):
 # one lab compiled as a loadable module (lab03.gpu.so ...). Its compiler output is kept for
 # the grader (tools/capture-build-log). With TOLERATE_ERRORS a compile error still builds
 # (an empty placeholder module), so a lab that is meant not to compile does not stop the
-# build; its status file tells the grader that it did not compile. With ONE_NVCC_THREAD nvcc
-# never splits this module's compile over the machine's cores (below).
+# build; its status file tells the grader that it did not compile.
 function(reduce_lab_add_module target source flavor outdir number)
-  cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS;ONE_NVCC_THREAD" "" "")
+  cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS" "" "")
   set(stem "lab${number}.${flavor}")
   # Which file these modules were compiled from: the speed test reads it (design §13).
   file(CONFIGURE OUTPUT "${outdir}/lab${number}.source" CONTENT "${source}\n" @ONLY)
@@ -287,14 +285,11 @@ function(reduce_lab_add_module target source flavor outdir number)
     # lab 8's counted build took 74 s alone, 22 s so, its timed build 20 s, 9 s. On two cores
     # (CI's compile check of dozens of labs) every core is busy already. The machine code is
     # the same either way (cuobjdump -sass of labs 7 and 8, timed and counted, compared
-    # function by function), so neither a timing nor a count can change.
-    # The broken-lab suite's modules (ONE_NVCC_THREAD) are the exception: its 180-odd compiles
-    # keep every core busy by themselves, and each one's threads on top of them only slowed the
-    # labs' own modules. In the kit's suite on an H200 host, lab 8's counted build, split over
-    # every core among them, took 114 s and ended the build 15 s after the last of theirs.
-    if(NOT arg_ONE_NVCC_THREAD)
-      list(APPEND launcher --nvcc-threads-from-env)
-    endif()
+    # function by function), so neither a timing nor a count can change. Split, a lab also
+    # costs fewer processor-seconds: the kit's GPU suite on that host built in 119 s, its
+    # broken-lab modules' compiles ending at 105 s; with those on one thread each, in 129 s,
+    # theirs ending at 127 s (each time with every core busy throughout).
+    list(APPEND launcher --nvcc-threads-from-env)
   endif()
   if(flavor STREQUAL "emu")
     # What the host compiler cannot see: CUDA's execution spaces, checked alongside it.
@@ -589,11 +584,11 @@ function(reduce_lab_profile_ahead test lab module_dir id)
 endfunction()
 
 # reduce_lab_add_traffic_batch(): that shared run, once every lab and case has been declared. It
-# runs first (COST) and alone (RUN_SERIAL): ncu profiled its kernels at about 0.25 s each on a
-# quiet H200 (some 50 parts, 25 s), and beside the untimed tests the same run took 106-172 s,
-# every second of it on the path to the speed tests, which wait for it. The emulator's run
-# alongside (./lab test) is no CTest test and goes on meanwhile, on the processors. The traffic
-# tests wait for it (DEPENDS), and one it could not profile profiles its own build.
+# runs first (COST) and alone (RUN_SERIAL): on an H200 host, 43 timed builds at 51 shapes took
+# it 14-16 s so, against 106-172 s beside the untimed tests, every second of which was on the
+# path to the speed tests that wait for it (a round of the broken-lab cases: 166-174 s, now
+# 139-155 s). The emulator's run alongside (./lab test) is no CTest test and goes on meanwhile.
+# The traffic tests wait for it (DEPENDS), and one it could not profile profiles its own build.
 function(reduce_lab_add_traffic_batch)
   get_property(entries GLOBAL PROPERTY REDUCE_LAB_PROFILED_AHEAD)
   if(NOT entries)
