@@ -584,7 +584,8 @@ function(reduce_lab_profile_ahead test lab module_dir id)
 endfunction()
 
 # reduce_lab_add_traffic_batch(): that shared run, once every lab and case has been declared. It
-# runs first (COST) and alone (RUN_SERIAL): on an H200 host, 43 timed builds at 51 shapes took
+# runs first (COST, and the broken cases' verdicts wait for it: grader/tests/broken) and alone
+# (RUN_SERIAL): on an H200 host, 43 timed builds at 51 shapes took
 # it 14-16 s so, against 106-172 s beside the untimed tests, every second of which was on the
 # path to the speed tests that wait for it (a round of the broken-lab cases: 166-174 s, now
 # 139-155 s). The emulator's run alongside (./lab test) is no CTest test and goes on meanwhile.
