@@ -585,11 +585,11 @@ endfunction()
 
 # reduce_lab_add_traffic_batch(): that shared run, once every lab and case has been declared. It
 # runs first (COST, and the broken cases' verdicts wait for it: grader/tests/broken) and alone
-# (RUN_SERIAL): on an H200 host, 43 timed builds at 51 shapes took
-# it 14-16 s so, against 106-172 s beside the untimed tests, every second of which was on the
-# path to the speed tests that wait for it (a round of the broken-lab cases: 166-174 s, now
-# 136-155 s). The emulator's run alongside (./lab test) is no CTest test and goes on meanwhile.
-# The traffic tests wait for it (DEPENDS), and one it could not profile profiles its own build.
+# (RUN_SERIAL): on an H200 host, 43 timed builds at 51 shapes took it 14-16 s so, against
+# 106-172 s beside the untimed tests, every second of which was on the path to the speed tests
+# that wait for it (a round of the broken-lab cases: 166-174 s, now 136-155 s). The emulator's
+# run alongside (./lab test) is no CTest test and goes on meanwhile. The traffic tests wait for
+# it (DEPENDS), and one it could not profile profiles its own build.
 function(reduce_lab_add_traffic_batch)
   get_property(entries GLOBAL PROPERTY REDUCE_LAB_PROFILED_AHEAD)
   if(NOT entries)
