@@ -550,13 +550,15 @@ function(reduce_lab_add_lab lab)
     # (timed_traffic.hpp). It runs the counted build itself and reads no other test's verdict,
     # so it starts with the lab's other untimed tests instead of after its requests test, which
     # had kept a grade's speed test waiting for both in turn. Nsight Compute profiles one process
-    # at a time, system-wide: two at once wait on each other, and the wait counts against the
-    # profiled call's time limit, so the traffic tests take turns. Other tests still run beside
-    # them.
+    # at a time, system-wide, and a second one waits inside its profiled call, whose time limit
+    # the wait then counts against; so the grader takes the machine's one turn before it starts
+    # ncu (measure/ncu_turn.hpp). The traffic tests themselves run side by side: in the kit's
+    # suite most take their counts from the shared run and never start ncu, and a CTest lock had
+    # made its forty-odd tests (0.6-1.4 s each on an H200 host) one chain at the suite's end.
     add_test(NAME lab${lab}.traffic COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --timed-traffic ${lab})
     set_tests_properties(lab${lab}.traffic PROPERTIES
       LABELS "lab${lab};gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
-      ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute)
+      ENVIRONMENT "${environment}")
     reduce_lab_profile_ahead(lab${lab}.traffic ${lab} "${PROJECT_BINARY_DIR}/modules" lab${lab})
   endif()
 endfunction()
@@ -602,5 +604,5 @@ function(reduce_lab_add_traffic_batch)
   add_test(NAME kit.traffic_batch COMMAND ${REDUCE_LAB_GRADER_TARGET} --needs-gpu --traffic-batch "${manifest}")
   set_tests_properties(kit.traffic_batch PROPERTIES
     LABELS "kit;broken;gpu" SKIP_RETURN_CODE 77 TIMEOUT ${REDUCE_LAB_TEST_TIMEOUT}
-    ENVIRONMENT "${environment}" RESOURCE_LOCK nsight_compute COST 1000 RUN_SERIAL TRUE)
+    ENVIRONMENT "${environment}" COST 1000 RUN_SERIAL TRUE)
 endfunction()

@@ -3,12 +3,14 @@
 // here as ncu writes it (--csv --print-units base), columns as on an H200.
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "catch_compat.hpp"
 #include "base/files.hpp"
 #include "base/settings.hpp"
 #include "measure/hardware_counts.hpp"
+#include "measure/ncu_turn.hpp"
 #include "measure/profile_part.hpp"
 #include "measure/profiled_counts.hpp"
 #include "run/modules.hpp"
@@ -147,4 +149,24 @@ TEST_CASE("kit harness profiled counts") {
     set_environment("REDUCE_LAB_MODULE_DIR", std::nullopt);
     std::filesystem::remove_all(dir);
   }
+}
+
+// The traffic tests run side by side (cmake/ReduceLab.cmake): only one grader process on the
+// machine may start ncu at a time, and the others wait before theirs starts, not inside it.
+TEST_CASE("kit harness profiled counts: one ncu at a time") {
+  const std::string dir = (std::filesystem::temp_directory_path() / "reduce-lab-ncu-turn-test").string();
+  std::filesystem::create_directories(dir);
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::optional<std::string> saved = tmpdir != nullptr ? std::optional<std::string>(tmpdir) : std::nullopt;
+  set_environment("TMPDIR", dir);
+  CHECK(NcuTurn::lock_path() == dir + "/reduce-lab-ncu.lock");
+  CHECK_FALSE(NcuTurn::taken_elsewhere());
+  {
+    const NcuTurn turn;
+    CHECK(turn.held());
+    CHECK(NcuTurn::taken_elsewhere());  // a second holder (another process's open file) would wait
+  }
+  CHECK_FALSE(NcuTurn::taken_elsewhere());  // ended with its holder
+  set_environment("TMPDIR", saved);
+  std::filesystem::remove_all(dir);
 }

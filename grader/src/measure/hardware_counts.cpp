@@ -12,6 +12,7 @@
 
 #include "base/files.hpp"
 #include "base/settings.hpp"
+#include "measure/ncu_turn.hpp"
 #include "measure/profile_part.hpp"
 
 namespace reduce_lab::grader {
@@ -94,15 +95,19 @@ ProfiledRun profile_self(const std::vector<std::string>& arguments) {
   const std::string command = "env -u REDUCE_LAB_RESULTS_DIR " + quoted(ncu) +
                               " --cache-control none --clock-control none --csv --print-units base" + filters +
                               " --metrics " + metrics + " " + profiled + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) {
-    run.why_not = "ncu could not be started";
-    return run;
-  }
   std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = pclose(pipe);
+  int status = 0;
+  {
+    const NcuTurn turn;  // held until ncu has ended: no other grader's ncu waits inside its lab
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) {
+      run.why_not = "ncu could not be started";
+      return run;
+    }
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+    status = pclose(pipe);
+  }
   run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
     run.why_not = "this machine does not let users read the GPU's performance counters (ERR_NVGPUCTRPERM)";

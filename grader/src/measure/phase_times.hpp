@@ -23,7 +23,8 @@ class Phase {
   double start_;
 };
 
-// "time by phase: inputs 0.41 s; samples 1.20 s; ...", or "" when no phase was timed.
+// "time by phase: inputs 0.41 s; samples 1.20 s; ...; 1.90 s from the first phase's start, which
+// began 0.35 s after the process did", or "" when no phase was timed.
 std::string phase_times_line();
 
 }  // namespace reduce_lab::grader
