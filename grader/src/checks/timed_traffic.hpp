@@ -12,9 +12,9 @@
 // (labgrader --timed-traffic LAB), measures it beside the untimed tests once the lab's requests
 // test has run, and records the result as lab<N>.timed_traffic, tied like every verdict to the
 // file it judged; the speed test, which has the GPU to itself, only reads it. ncu profiles one
-// process at a time, system-wide: the traffic tests take turns (CTest's RESOURCE_LOCK), and hold
-// the turn only for the measurement, not for a requests test's own counted runs (3-6 s a lab on
-// an H200 beside the GPU suite). A broken-lab case's traffic part is the same. In the kit's own
+// process at a time, system-wide: the grader takes the machine's turn just before it starts
+// ncu (measure/ncu_turn.hpp) and holds it only for the measurement, not for the counted runs, so
+// the traffic tests run side by side. A broken-lab case's traffic part is the same. In the kit's own
 // GPU suite one ncu run profiles every such build ahead of these tests (kit.traffic_batch,
 // tests/traffic_batch.cpp), and a test takes its counts from it (measure/profiled_counts.hpp).
 #pragma once
