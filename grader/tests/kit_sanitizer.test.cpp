@@ -7,12 +7,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "catch_compat.hpp"
 #include "base/files.hpp"
+#include "base/process_status.hpp"
 #include "base/settings.hpp"
 #include "run/sanitizer.hpp"
 #include "run/supervision.hpp"
@@ -86,7 +88,13 @@ TEST_CASE("kit harness a sanitizer run ends when its lab was stopped") {
     REQUIRE(self.has_value());
     CHECK(self->state == 'R');
     CHECK(self->parent == static_cast<long>(getppid()));
+    CHECK(self->start_ticks > 0);
+    const std::optional<double> age = process_age(getpid());
+    REQUIRE(age.has_value());
+    CHECK(*age >= 0);
+    CHECK(*age < 24 * 3600);  // this test's own process, not the machine's boot
     CHECK_FALSE(process_status(-1).has_value());
+    CHECK_FALSE(process_age(-1).has_value());
   }
   SECTION("a sanitizer that does not end after its target's stop is stopped, and its target with it") {
     // The target, the sanitizer's child, outlives it unless it is stopped too.

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,25 +16,13 @@
 #include "base/faults.hpp"
 #include "base/files.hpp"
 #include "base/inputs.hpp"
+#include "base/process_status.hpp"
 #include "base/settings.hpp"
 #include "run/records.hpp"
 #include "run/supervision.hpp"
 #include "run/supervisor.hpp"
 
 namespace reduce_lab::grader {
-
-std::optional<ProcessStatus> process_status(pid_t pid) {
-  // "PID (COMMAND) STATE PPID ...": the command, in parentheses, may hold spaces and ')'.
-  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
-  const std::size_t after_name = stat.rfind(')');
-  if (after_name == std::string::npos) return std::nullopt;
-  std::istringstream rest(stat.substr(after_name + 1));
-  ProcessStatus status;
-  std::string state;
-  if (!(rest >> state >> status.parent) || state.empty()) return std::nullopt;
-  status.state = state[0];
-  return status;
-}
 
 namespace {
 

@@ -2,20 +2,9 @@
 // running this grader as its target, and what they find turned into the test's verdict.
 #pragma once
 
-#include <sys/types.h>
-
-#include <optional>
 #include <vector>
 
 namespace reduce_lab::grader {
-
-// A process's state letter ('R', 'S', 'Z' for one ended and not yet reaped, ...) and its
-// parent, from /proc; nothing when there is no such process.
-struct ProcessStatus {
-  char state = '?';
-  long parent = 0;
-};
-std::optional<ProcessStatus> process_status(pid_t pid);
 
 // The seconds compute-sanitizer gets to end after its target has been stopped by the watchdog
 // (supervision::note_stop): then it, and every process it started, are stopped too.
