@@ -110,16 +110,52 @@ std::string replay_command(int lab) {
 
 namespace {
 
-template <class T>
-void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
+// Chunk 0 of every input (the whole of every input up to kChunk elements, which every
+// correctness case a printed seed replays is): the standard library's distributions over
+// mt19937_64, as those inputs always were.
+struct StandardDraw {
+  using result_type = std::mt19937_64::result_type;
+  std::mt19937_64 rng;
+  static constexpr result_type min() { return std::mt19937_64::min(); }
+  static constexpr result_type max() { return std::mt19937_64::max(); }
+  result_type operator()() { return rng(); }
+  double real(double low, double high) { return std::uniform_real_distribution<double>(low, high)(rng); }
+  long long integer(long long low, long long high) { return std::uniform_int_distribution<long long>(low, high)(rng); }
+  int small(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng); }
+};
+
+// The later chunks of the large inputs (a speed test's 2^26 floats, lab 8's 2^28-element rows):
+// SplitMix64 with the value mapped by hand. libstdc++'s uniform_real_distribution over
+// mt19937_64 cost 10 ns a value, most of a speed test's "inputs" phase; this, under 1 ns. The
+// values are as uniform for a sum; they depend only on the seed, as before.
+struct FastDraw {
+  using result_type = std::uint64_t;
+  std::uint64_t state;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~std::uint64_t{0}; }
+  result_type operator()() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double real(double low, double high) { return low + (high - low) * (static_cast<double>((*this)() >> 11) * 0x1.0p-53); }
+  long long integer(long long low, long long high) {
+    const unsigned long long range = static_cast<unsigned long long>(high - low) + 1;
+    return low + static_cast<long long>((static_cast<unsigned __int128>((*this)()) * range) >> 64);
+  }
+  int small(int low, int high) { return static_cast<int>(integer(low, high)); }
+};
+
+template <class T, class Draw>
+void fill(Pattern pattern, std::size_t n, Draw& draw, T* out) {
   constexpr bool integral = std::is_integral<T>::value;
   auto uniform = [&](double low, double high) {
     if constexpr (integral) {
-      return static_cast<T>(std::uniform_int_distribution<long long>(static_cast<long long>(low),
-                                                                     static_cast<long long>(high))(rng));
+      return static_cast<T>(draw.integer(static_cast<long long>(low), static_cast<long long>(high)));
     } else {
       // A double just under `high` can round up to it as a float: keep the interval half-open.
-      const T value = static_cast<T>(std::uniform_real_distribution<double>(low, high)(rng));
+      const T value = static_cast<T>(draw.real(low, high));
       return value < static_cast<T>(high) ? value : std::nextafter(static_cast<T>(high), static_cast<T>(low));
     }
   };
@@ -131,7 +167,7 @@ void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
       std::fill(out, out + n, T(1));
       break;
     case Pattern::integers:
-      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::uniform_int_distribution<int>(-1, 1)(rng));
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<T>(draw.small(-1, 1));
       break;
     case Pattern::large:
       for (std::size_t i = 0; i < n; ++i) out[i] = integral ? uniform(-1073741824.0, 1073741824.0) : uniform(-1e6, 1e6);
@@ -145,7 +181,7 @@ void fill(Pattern pattern, std::size_t n, std::mt19937_64& rng, T* out) {
         out[i + 1] = static_cast<T>(-out[i]);
       }
       if (n % 2) out[n - 1] = T(0);
-      std::shuffle(out, out + n, rng);
+      std::shuffle(out, out + n, draw);
       break;
     }
   }
@@ -161,11 +197,11 @@ HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned varia
   std::vector<std::uint64_t> key{process_seed(), static_cast<std::uint64_t>(pattern), static_cast<std::uint64_t>(dtype),
                                  static_cast<std::uint64_t>(n)};
   if (variant != 0) key.push_back(variant);  // variant 0 keeps the inputs of a printed seed
-  auto fill_range = [&](std::size_t first, std::size_t count, std::mt19937_64& rng) {
+  auto fill_range = [&](std::size_t first, std::size_t count, auto& draw) {
     switch (dtype) {
-      case DType::f32: fill(pattern, count, rng, reinterpret_cast<float*>(array.data()) + first); break;
-      case DType::f64: fill(pattern, count, rng, reinterpret_cast<double*>(array.data()) + first); break;
-      case DType::i32: fill(pattern, count, rng, reinterpret_cast<int*>(array.data()) + first); break;
+      case DType::f32: fill(pattern, count, draw, reinterpret_cast<float*>(array.data()) + first); break;
+      case DType::f64: fill(pattern, count, draw, reinterpret_cast<double*>(array.data()) + first); break;
+      case DType::i32: fill(pattern, count, draw, reinterpret_cast<int*>(array.data()) + first); break;
     }
   };
   // The speed tests' inputs (2^26 floats and more) took most of a speed test's second or two to
@@ -182,8 +218,16 @@ HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned varia
       std::vector<std::uint64_t> chunk_key = key;
       if (c != 0) chunk_key.insert(chunk_key.end(), {0x63686e6bu, c});  // seed_seq keeps 32 bits a value
       std::seed_seq seq(chunk_key.begin(), chunk_key.end());
-      std::mt19937_64 rng(seq);
-      fill_range(c * chunk, std::min(chunk, n - c * chunk), rng);
+      const std::size_t first = c * chunk, count = std::min(chunk, n - first);
+      if (c == 0) {
+        StandardDraw draw{std::mt19937_64(seq)};
+        fill_range(first, count, draw);
+      } else {
+        std::uint32_t words[2];
+        seq.generate(words, words + 2);
+        FastDraw draw{static_cast<std::uint64_t>(words[0]) << 32 | words[1]};
+        fill_range(first, count, draw);
+      }
     }
   };
   // One chunk (every correctness input) is drawn here, without a thread of its own.
