@@ -11,6 +11,7 @@
 #include "checks/check_messages.hpp"
 #include "base/faults.hpp"
 #include "checks/hints.hpp"
+#include "measure/phase_times.hpp"
 #include "run/lab_runner.hpp"
 #include "base/reference.hpp"
 #include "base/thread_order.hpp"
@@ -166,7 +167,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
         const Key key = std::make_tuple(pattern, shape.rows, shape.columns);
         if (const auto found = drawn.find(key); found != drawn.end()) return found->second;
         if (unkept_key == key) return unkept;
-        HostArray input = make_matrix(pattern, dtype, shape);
+        HostArray input = [&] {
+          const Phase phase("inputs");
+          return make_matrix(pattern, dtype, shape);
+        }();
         if (kept_bytes + input.bytes.size() > kKeptInputBytes) {
           unkept_key = key;
           return unkept = std::move(input);
@@ -197,7 +201,10 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
                             variant_label, variant};
             const HostArray& input = input_for(pattern, shape);
             thread_order::use(thread_order::process_seed());  // every case replays from one seed
-            const RunOutcome outcome = runner.reduce(input);
+            const RunOutcome outcome = [&] {
+              const Phase phase("runs");
+              return runner.reduce(input);
+            }();
             ++cases;
             if (outcome.todo) {
               todo = true;
@@ -217,8 +224,12 @@ Verdict check_correctness(int lab, const CorrectnessPlan& plan) {
               wrong.push_back(std::move(w));
               return false;
             }
-            const std::vector<Reference> refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
-            const WrongRows found = wrong_rows(outcome.values, refs, dtype, shape.columns);
+            std::vector<Reference> refs;
+            const WrongRows found = [&] {
+              const Phase phase("references");
+              refs = rows ? row_references(input, op) : std::vector{reference(input, op)};
+              return wrong_rows(outcome.values, refs, dtype, shape.columns);
+            }();
             const std::size_t first_wrong = found.first;
             Comparison cmp = found.first_comparison;
             if (found.count == 0) {
