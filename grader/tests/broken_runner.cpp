@@ -15,9 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
-#include <future>
 #include <map>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -138,8 +136,7 @@ std::string how_it_ended(const Ending& ending) {
 Verdict run_check(const std::string& self, int lab, const std::string& check, const std::vector<std::string>& arguments,
                   const std::string& results_dir) {
   const std::string record_path = results_dir + "/lab" + std::to_string(lab) + "." + check;
-  // Named by lab too: a case's check and its baseline lab's may run at once (run_case).
-  const std::string log_path = results_dir + "/lab" + std::to_string(lab) + "." + check + ".log";
+  const std::string log_path = results_dir + "/" + check + ".log";
   std::remove(record_path.c_str());
   std::remove((record_path + ".json").c_str());  // read_result() reads this one first
   std::remove((record_path + ".source").c_str());
@@ -299,37 +296,9 @@ int run_case(const std::vector<std::string>& arguments) {
       got = run_check(self, lab, check, arguments_for(how->second, c.lab, lab, check), results);
     return ran[key] = got;
   };
-  // On the GPU a case's checks are processes that mostly wait, on the device and on
-  // compute-sanitizer, and none reads another's verdict (only the speed test reads verdicts,
-  // and it runs after them): run together, a case takes its longest check's time, not their sum.
-  // In the GPU suite's untimed tests, which CTest's slots bound more than the cores or the
-  // device, the broken cases' verdicts held those slots for three quarters of their time. On the
-  // emulator each check keeps the cores busy by itself: there they run one after another.
-  if (backend == "gpu") {
-    std::set<std::pair<int, std::string>> together;
-    for (const auto& [lab, check] : prerequisites)
-      if (lab == c.lab || !take_reference_verdict(settings().baseline_results_dir, results, lab, check))
-        together.emplace(lab, check);
-    for (const Expectation& e : expected)
-      if (e.check != "speedup") together.emplace(c.lab, e.check);
-    std::vector<std::pair<std::pair<int, std::string>, std::future<Verdict>>> running;
-    for (const auto& key : together)
-      running.emplace_back(key, std::async(std::launch::async, [&, key] {
-        const auto how = how_to_run.find(key.second);
-        if (how == how_to_run.end()) return Verdict{};  // verdict_of says so, below
-        return run_check(self, key.first, key.second, arguments_for(how->second, c.lab, key.first, key.second),
-                         results);
-      }));
-    for (auto& [key, verdict] : running) {
-      Verdict got = verdict.get();
-      if (how_to_run.count(key.second)) ran[key] = std::move(got);
-    }
-  }
   for (const auto& [lab, check] : prerequisites) {
     const bool reference = lab != c.lab;
-    if (reference && !ran.count({lab, check}) &&
-        take_reference_verdict(settings().baseline_results_dir, results, lab, check))
-      continue;
+    if (reference && take_reference_verdict(settings().baseline_results_dir, results, lab, check)) continue;
     const Verdict got = verdict_of(lab, check);
     std::printf("%s: lab%d.%s, which the GPU's speed test reads: %s %s\n", title.c_str(), lab, check.c_str(),
                 status_word(got.status), in_quotes(got.summary).c_str());
