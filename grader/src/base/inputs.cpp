@@ -110,9 +110,8 @@ std::string replay_command(int lab) {
 
 namespace {
 
-// Chunk 0 of every input (the whole of every input up to kChunk elements, which every
-// correctness case a printed seed replays is): the standard library's distributions over
-// mt19937_64, as those inputs always were.
+// Chunk 0 of every input (the whole of every input up to kChunk elements: most correctness
+// cases): the standard library's distributions over mt19937_64, as those inputs always were.
 struct StandardDraw {
   using result_type = std::mt19937_64::result_type;
   std::mt19937_64 rng;
@@ -208,8 +207,8 @@ HostArray make_input(Pattern pattern, DType dtype, std::size_t n, unsigned varia
   // draw one value at a time. Elementwise patterns are drawn in chunks of their own generators
   // instead, on several threads: the values depend only on the seed, never on the thread count,
   // and the first chunk is the old single generator, so every input of up to kChunk elements
-  // (all correctness cases a seed replays) is what it always was.
-  // The cancellation pattern is drawn as a whole, one chunk.
+  // (most correctness cases) is what it always was. The later chunks are FastDraw's.
+  // The cancellation pattern is drawn as a whole, one chunk (StandardDraw's, whatever its size).
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   const std::size_t chunk = pattern == Pattern::cancellation ? std::max<std::size_t>(n, 1) : kChunk;
   const std::size_t chunks = (n + chunk - 1) / chunk;

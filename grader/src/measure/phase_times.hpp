@@ -1,7 +1,8 @@
-// Where a speed test's seconds go: drawing inputs, the verified runs, the counted build, Nsight
-// Compute, the samples. A GPU suite spends most of its time in its timed tests, one at a time;
-// this line in each test's log (CTest's LastTest.log) says which part to make quicker, instead of
-// a guess. grade() prints it below the verdict.
+// Where a test's seconds go: a speed test's inputs, verified runs, counted build, Nsight Compute
+// and samples; a correctness test's inputs, runs and references. The GPU suite spends most of its
+// time in these tests; this line in each test's log (CTest's LastTest.log) says which part to
+// make quicker, instead of a guess, and how long the process took to reach its first phase.
+// grade() prints it below the verdict.
 #pragma once
 
 #include <string>
