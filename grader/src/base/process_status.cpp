@@ -3,17 +3,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
+
+#include "base/files.hpp"
 
 namespace reduce_lab::grader {
 
 std::optional<ProcessStatus> process_status(pid_t pid) {
   // "PID (COMMAND) STATE PPID ...": the command, in parentheses, may hold spaces and ')'.
-  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
   const std::size_t after_name = stat.rfind(')');
   if (after_name == std::string::npos) return std::nullopt;
   std::istringstream rest(stat.substr(after_name + 1));
