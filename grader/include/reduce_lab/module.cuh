@@ -32,8 +32,48 @@ namespace detail {
 // Set by REDUCE_LAB_TODO() when a kernel runs a stub's exercise region unchanged.
 #if defined(REDUCE_LAB_EMU)
 static int todo_flag = 0;
+#define REDUCE_LAB_TODO_MARK_() (::reduce_lab::detail::todo_flag = 1)
 #else
-static __device__ int todo_flag = 0;
+// On a GPU, an int in page-locked host memory that the kernels write through this pointer: read
+// after the wait for the kernels, it costs no copy, and no wait of its own for the device's turn
+// (run/device.cpp says why those count). static, as the counters' pointer: one for each module.
+static __device__ int* todo_flag = nullptr;
+#define REDUCE_LAB_TODO_MARK_() (*::reduce_lab::detail::todo_flag = 1)
+
+namespace {
+struct TodoMarker {
+  int* host;
+  int* device;
+};
+
+// Set up on the module's first call (the unnamed namespace keeps a copy in each module, as the
+// device pointer is, whatever the host compiler does with inline functions' statics).
+const TodoMarker& todo_marker() {
+  static const TodoMarker marker = [] {
+    TodoMarker m{nullptr, nullptr};
+    check(cudaHostAlloc(reinterpret_cast<void**>(&m.host), sizeof(int), cudaHostAllocMapped),
+          "allocating the TODO marker");
+    *m.host = 0;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m.device), m.host, 0), "mapping the TODO marker");
+    check(cudaMemcpyToSymbol(todo_flag, &m.device, sizeof m.device), "handing the TODO marker to the lab");
+    return m;
+  }();
+  return marker;
+}
+
+#if defined(REDUCE_LAB_COUNTING)
+// Hands the call's counters to the kernels, copying the pointer only when it changes: each copy
+// waits for the device.
+void hand_counters(Counters* counters) {
+  static bool handed = false;
+  static Counters* current = nullptr;
+  if (handed && current == counters) return;
+  check(cudaMemcpyToSymbol(device_counters, &counters, sizeof(Counters*)), "handing the counters to the lab");
+  handed = true;
+  current = counters;
+}
+#endif
+}  // namespace
 #endif
 
 // Runs one grader call: resets what the module reports, runs the lab's host code, and turns
@@ -53,10 +93,11 @@ int run_call(Call* call, Body&& body) {
     todo_flag = zero;
     ::reduce_emu::set_counters(call->device_counters);
 #else
-    if (call->synchronize) check(cudaMemcpyToSymbol(todo_flag, &zero, sizeof zero), "resetting the TODO marker");
+    const TodoMarker& todo = todo_marker();
+    // In stream order, behind any kernel of an earlier call still running.
+    if (call->synchronize) check(cudaMemsetAsync(todo.device, zero, sizeof zero), "resetting the TODO marker");
 #if defined(REDUCE_LAB_COUNTING)
-    check(cudaMemcpyToSymbol(device_counters, &call->device_counters, sizeof(Counters*)),
-          "handing the counters to the lab");
+    hand_counters(call->device_counters);
 #endif
 #endif
     body();
@@ -65,7 +106,7 @@ int run_call(Call* call, Body&& body) {
       call->todo = todo_flag;
 #else
       check(cudaDeviceSynchronize(), "running the lab's kernels");
-      check(cudaMemcpyFromSymbol(&call->todo, todo_flag, sizeof call->todo), "reading the TODO marker");
+      call->todo = *static_cast<volatile int*>(todo.host);
 #endif
     }
   } catch (const std::exception& e) {
@@ -146,7 +187,7 @@ int run_type_and_op(Call* call) {
 
 // Marks an exercise region that has not been written yet; the grader then says "not
 // implemented yet" instead of "wrong". Delete it when you fill the region in.
-#define REDUCE_LAB_TODO() ((void)(::reduce_lab::detail::todo_flag = 1))
+#define REDUCE_LAB_TODO() ((void)(REDUCE_LAB_TODO_MARK_()))
 
 #define REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, KIND, SUPPORTS, RUN)                              \
   extern "C" const ::reduce_lab::ModuleInfo* reduce_lab_module(void) {                        \

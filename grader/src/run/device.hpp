@@ -1,6 +1,7 @@
 // Device memory and facts about the device, every call checked.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ class DeviceBuffer {
   std::size_t bytes() const { return count_ * element_bytes_; }
 
   void upload(const void* host, std::size_t bytes);
+  // The same copy, in stream order behind the work already queued, returning before it ends: the
+  // host's bytes go through page-locked memory of the process's own (`host` may change at once).
+  void upload_queued(const void* host, std::size_t bytes);
   // Overwrites `count` elements from element `index` on.
   void upload_at(std::size_t index, const void* host, std::size_t count);
   void download(void* host, std::size_t bytes) const;
@@ -36,10 +40,23 @@ class DeviceBuffer {
   void poison();
 
  private:
+  std::size_t allocated_bytes() const { return std::max(bytes(), element_bytes_); }
+
   void* data_ = nullptr;
   std::size_t count_ = 0;
   std::size_t element_bytes_ = 0;
 };
+
+// One copy back from the device: `bytes` from `device` into `host`.
+struct Readback {
+  const void* device;
+  void* host;
+  std::size_t bytes;
+};
+
+// Makes every copy in stream order behind the work already queued, and waits once for them all:
+// one wait for the device, where a cudaMemcpy each would wait for each.
+void read_back(const std::vector<Readback>& copies, const char* what);
 
 // True when a CUDA device can be used (false on the emulator's machines without a GPU).
 bool gpu_present(std::string* why_not = nullptr);

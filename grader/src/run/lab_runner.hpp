@@ -78,6 +78,7 @@ class LabRunner {
   std::string label(std::size_t n, std::size_t rows) const;
   // The first `count` values of a device buffer of the runner's type.
   std::vector<double> read_values(const DeviceBuffer& buffer, std::size_t count) const;
+  std::vector<double> values_of(const std::vector<unsigned char>& bytes, std::size_t count) const;
 
   const ModuleInfo* module_;
   DType dtype_;
