@@ -151,11 +151,28 @@ int profile(int lab, Shape shape, bool first_pass_only) {
   return 0;
 }
 
+// Whether the test or mode times nothing on the GPU: a graded check other than the speed test, or
+// one of Nsight Compute's runs (which count, and take no time).
+bool untimed(const std::vector<std::string>& mode, const std::vector<char*>& rest) {
+  if (!mode.empty())
+    return mode[0] == "--timed-traffic" || mode[0] == "--traffic-batch" || mode[0] == "--profile-batch" ||
+           mode[0] == "--profile" || mode[0] == "--profile-all" || mode[0] == "--compare-counts" ||
+           mode[0] == "--dump-counts";
+  for (const char* arg : rest) {
+    const std::string_view name(arg);
+    const auto space = name.find(' ');
+    if (space == std::string_view::npos || !lab_key_number(name.substr(0, space))) continue;
+    return untimed_check(name.substr(space + 1));
+  }
+  return false;
+}
+
 // What the child does: the test itself.
 int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::string>& mode, std::vector<char*>& rest) {
   // Every emulated launch of the test stops at the limit derived from its budget. Here, in the
   // child: the emulator reads its seed when first used, which must be after the parent exported it.
   apply_emulator_limit();
+  if (needs_gpu && untimed(mode, rest)) untimed_contexts();  // before any CUDA call (compute-sanitizer's child inherits it)
   std::string why;
   if (needs_gpu && !gpu_present(&why)) {
     const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";

@@ -14,6 +14,7 @@
 #include "base/files.hpp"
 #include "kit.hpp"
 #include "run/lab_runner.hpp"
+#include "run/device.hpp"
 #include "run/limits.hpp"
 #include "run/modules.hpp"
 #include "base/reference.hpp"
@@ -72,6 +73,17 @@ TEST_CASE("kit harness limits") {
     CHECK(limits.launch < limits.call);
     CHECK(limits.call < limits.supervisor);
   }
+}
+
+TEST_CASE("kit harness untimed contexts") {
+  // Every graded check but the speed test runs its GPU work with one hardware queue a context
+  // (run/device.hpp), so that hundreds of them start quickly on one GPU; the speed test times
+  // the lab's streams as the student wrote them.
+  for (const std::string& check : check_names()) {
+    INFO(check);
+    CHECK(untimed_check(check) == (check != "speedup"));
+  }
+  CHECK_FALSE(untimed_check("bench"));
 }
 
 TEST_CASE("kit harness") {

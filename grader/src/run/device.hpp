@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <reduce_lab/check.h>
@@ -57,6 +58,14 @@ struct Readback {
 // Makes every copy in stream order behind the work already queued, and waits once for them all:
 // one wait for the device, where a cudaMemcpy each would wait for each.
 void read_back(const std::vector<Readback>& copies, const char* what);
+
+// For a process that times nothing (the correctness, requests and races checks, Nsight Compute's
+// runs): CUDA contexts get one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1), unless the
+// environment already chose. Streams then share it, which changes no result, only concurrency.
+// Call it before the process's first CUDA call.
+void untimed_contexts();
+// Whether graded check `test` ("correctness", "speedup", ...) times nothing on the GPU.
+bool untimed_check(std::string_view test);
 
 // True when a CUDA device can be used (false on the emulator's machines without a GPU).
 bool gpu_present(std::string* why_not = nullptr);
