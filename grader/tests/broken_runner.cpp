@@ -283,25 +283,36 @@ int run_case(const std::vector<std::string>& arguments) {
   }
 
   // Each check of a lab runs once: first those the speed test reads, then the expected ones.
+  // How long each check's process took is printed with its verdict: where a round's time goes.
   std::map<std::pair<int, std::string>, Verdict> ran;
+  std::map<std::pair<int, std::string>, double> took;
   auto verdict_of = [&](int lab, const std::string& check) {
     const auto key = std::make_pair(lab, check);
     if (auto done = ran.find(key); done != ran.end()) return done->second;
     Verdict got;
     const auto how = how_to_run.find(check);
+    const auto start = std::chrono::steady_clock::now();
     if (how == how_to_run.end())
       got = fail("runner error", "the runner was not told how the lab's own " + check + " test runs (no --check " +
                                      check + " group)");
     else
       got = run_check(self, lab, check, arguments_for(how->second, c.lab, lab, check), results);
+    took[key] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return ran[key] = got;
+  };
+  auto seconds = [&](int lab, const std::string& check) {
+    const auto found = took.find(std::make_pair(lab, check));
+    if (found == took.end()) return std::string();
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.1f s)", found->second);
+    return std::string(text);
   };
   for (const auto& [lab, check] : prerequisites) {
     const bool reference = lab != c.lab;
     if (reference && take_reference_verdict(settings().baseline_results_dir, results, lab, check)) continue;
     const Verdict got = verdict_of(lab, check);
-    std::printf("%s: lab%d.%s, which the GPU's speed test reads: %s %s\n", title.c_str(), lab, check.c_str(),
-                status_word(got.status), in_quotes(got.summary).c_str());
+    std::printf("%s: lab%d.%s, which the GPU's speed test reads: %s %s%s\n", title.c_str(), lab, check.c_str(),
+                status_word(got.status), in_quotes(got.summary).c_str(), seconds(lab, check).c_str());
   }
   // Measured only where the speed test will get as far as reading it: a case its verdicts or
   // its file already keep from being timed would spend ncu's seconds for nothing.
@@ -324,8 +335,8 @@ int run_case(const std::vector<std::string>& arguments) {
     const Verdict got = verdict_of(c.lab, e.check);
     std::string why;
     const bool as_expected = meets(e, got, &why);
-    std::printf("%s %s: expected %s, got %s %s\n", title.c_str(), e.check.c_str(), describe(e).c_str(),
-                status_word(got.status), in_quotes(got.summary).c_str());
+    std::printf("%s %s: expected %s, got %s %s%s\n", title.c_str(), e.check.c_str(), describe(e).c_str(),
+                status_word(got.status), in_quotes(got.summary).c_str(), seconds(c.lab, e.check).c_str());
     if (!as_expected) {
       ++differing;
       std::printf("  DIFFERS (%s:%d): %s. The full message:\n%s", file.c_str(), e.line, why.c_str(),
