@@ -75,6 +75,38 @@ TEST_CASE("kit harness limits") {
   }
 }
 
+// Device memory on the backend's device (kit.device_buffers: on the GPU backend it needs a GPU).
+TEST_CASE("kit device buffers") {
+  SECTION("a freed buffer serves again only a buffer of exactly its size") {
+    // memcheck finds a read past n only where the allocation ends at n (run/device.cpp).
+    void* first = nullptr;
+    {
+      DeviceBuffer a(1237, sizeof(float));
+      first = a.data();
+    }
+    DeviceBuffer smaller(1236, sizeof(float));  // a larger allocation would hide its end
+    CHECK(smaller.data() != first);
+    DeviceBuffer same(1237, sizeof(float));
+    CHECK(same.data() == first);
+    DeviceBuffer again(1237, sizeof(float));
+    CHECK(again.data() != first);  // the one kept is in use
+  }
+
+  SECTION("a queued upload and one read back return the bytes given") {
+    std::vector<float> values(3000), back(3000, 0.0f);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+    DeviceBuffer buffer(values.size(), sizeof(float));
+    buffer.upload_queued(values.data(), values.size() * sizeof(float));
+    values.assign(values.size(), -1.0f);  // the host's bytes may change at once
+    float tail = 0;
+    read_back({{buffer.data(), back.data(), back.size() * sizeof(float)},
+               {static_cast<float*>(buffer.data()) + 2999, &tail, sizeof tail}},
+              "reading the test's buffer back");
+    for (std::size_t i = 0; i < back.size(); ++i) REQUIRE(back[i] == static_cast<float>(i) * 0.5f);
+    CHECK(tail == 1499.5f);
+  }
+}
+
 TEST_CASE("kit harness untimed contexts") {
   // Every graded check but the speed test runs its GPU work with one hardware queue a context
   // (run/device.hpp), so that hundreds of them start quickly on one GPU; the speed test times
@@ -334,35 +366,6 @@ TEST_CASE("kit harness") {
     CHECK(std::string(fault_hint(FaultKind::block_race)).find("atomicAdd") != std::string::npos);
     CHECK(std::string(fault_hint(FaultKind::block_race)).find("docs/04-segmented.md") != std::string::npos);
   }
-  SECTION("device buffers: a freed one serves again only a buffer of exactly its size") {
-    // memcheck finds a read past n only where the allocation ends at n (run/device.cpp).
-    void* first = nullptr;
-    {
-      DeviceBuffer a(1237, sizeof(float));
-      first = a.data();
-    }
-    DeviceBuffer smaller(1236, sizeof(float));  // a larger allocation would hide its end
-    CHECK(smaller.data() != first);
-    DeviceBuffer same(1237, sizeof(float));
-    CHECK(same.data() == first);
-    DeviceBuffer again(1237, sizeof(float));
-    CHECK(again.data() != first);  // the one kept is in use
-  }
-
-  SECTION("device buffers: a queued upload and one read back return the bytes given") {
-    std::vector<float> values(3000), back(3000, 0.0f);
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
-    DeviceBuffer buffer(values.size(), sizeof(float));
-    buffer.upload_queued(values.data(), values.size() * sizeof(float));
-    values.assign(values.size(), -1.0f);  // the host's bytes may change at once
-    float tail = 0;
-    read_back({{buffer.data(), back.data(), back.size() * sizeof(float)},
-               {static_cast<float*>(buffer.data()) + 2999, &tail, sizeof tail}},
-              "reading the test's buffer back");
-    for (std::size_t i = 0; i < back.size(); ++i) REQUIRE(back[i] == static_cast<float>(i) * 0.5f);
-    CHECK(tail == 1499.5f);
-  }
-
   SECTION("a lab's key is labN, N a lab of this kit written without zeros in front") {
     CHECK(lab_key_number("lab1") == 1);
     CHECK(lab_key_number("lab" + std::to_string(lab_count())) == lab_count());
