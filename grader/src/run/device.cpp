@@ -132,6 +132,7 @@ void DeviceBuffer::upload(const void* host, std::size_t n) {
 
 void DeviceBuffer::upload_queued(const void* host, std::size_t n) {
   constexpr const char* what = "copying the input to the device";
+  if (n == 0) return;
   if (n > kLargestStaged) return upload(host, n);
   Stage& stage = upload_stage();
   void* staged = stage.reserve(n, what);
@@ -166,6 +167,7 @@ void DeviceBuffer::copy_from(const DeviceBuffer& other) {
 void read_back(const std::vector<Readback>& copies, const char* what) {
   std::size_t total = 0;
   for (const Readback& copy : copies) total += (copy.bytes + 15) / 16 * 16;
+  if (total == 0) return;
   if (total > kLargestStaged) {
     for (const Readback& copy : copies) check(cudaMemcpy(copy.host, copy.device, copy.bytes, cudaMemcpyDeviceToHost), what);
     return;
