@@ -78,8 +78,13 @@ namespace {
 using namespace reduce_lab::grader;
 
 // The graded test named in the arguments ("lab3 speedup"), if any, becomes the current test.
-int find_current_test(const std::vector<char*>& args) {
-  int lab = 0;
+struct CurrentTest {
+  int lab = 0;        // 0: none
+  std::string check;  // "speedup", ...
+};
+
+CurrentTest find_current_test(const std::vector<char*>& args) {
+  CurrentTest current;
   for (char* arg : args) {
     // Any lab of grader/labs.json: a lab the test's name missed would crash without a verdict.
     const std::string_view name(arg);
@@ -91,11 +96,11 @@ int find_current_test(const std::vector<char*>& args) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
     });
     if (number && word) {
-      lab = number;
-      set_current_test(lab, std::string(test));
+      current = {number, std::string(test)};
+      set_current_test(current.lab, current.check);
     }
   }
-  return lab;
+  return current;
 }
 
 // The kit's own suite's modes (the broken-lab runner, the count dump, the Chromium check) are
@@ -153,26 +158,22 @@ int profile(int lab, Shape shape, bool first_pass_only) {
 
 // Whether the test or mode times nothing on the GPU: a graded check other than the speed test, or
 // one of Nsight Compute's runs (which count, and take no time).
-bool untimed(const std::vector<std::string>& mode, const std::vector<char*>& rest) {
+bool untimed(const std::vector<std::string>& mode, const CurrentTest& current) {
   if (!mode.empty())
     return mode[0] == "--timed-traffic" || mode[0] == "--traffic-batch" || mode[0] == "--profile-batch" ||
            mode[0] == "--profile" || mode[0] == "--profile-all" || mode[0] == "--compare-counts" ||
            mode[0] == "--dump-counts";
-  for (const char* arg : rest) {
-    const std::string_view name(arg);
-    const auto space = name.find(' ');
-    if (space == std::string_view::npos || !lab_key_number(name.substr(0, space))) continue;
-    return untimed_check(name.substr(space + 1));
-  }
-  return false;
+  return current.lab != 0 && untimed_check(current.check);
 }
 
 // What the child does: the test itself.
-int run_test(int lab, bool needs_gpu, bool sanitize, const std::vector<std::string>& mode, std::vector<char*>& rest) {
+int run_test(const CurrentTest& current, bool needs_gpu, bool sanitize, const std::vector<std::string>& mode,
+             std::vector<char*>& rest) {
+  const int lab = current.lab;
   // Every emulated launch of the test stops at the limit derived from its budget. Here, in the
   // child: the emulator reads its seed when first used, which must be after the parent exported it.
   apply_emulator_limit();
-  if (needs_gpu && untimed(mode, rest)) untimed_contexts();  // before any CUDA call (compute-sanitizer's child inherits it)
+  if (needs_gpu && untimed(mode, current)) untimed_contexts();  // before any CUDA call (compute-sanitizer's child inherits it)
   std::string why;
   if (needs_gpu && !gpu_present(&why)) {
     const std::string reason = "no usable NVIDIA GPU here (" + why + "); GPU tests run where there is one";
@@ -257,7 +258,8 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  const int current_lab = find_current_test(rest);
+  const CurrentTest current = find_current_test(rest);
+  const int current_lab = current.lab;
 #if REDUCE_LAB_SELFTEST
   if (needs_chromium && find_chromium().empty())
     skip_reason = "headless Chromium was not found (Debian and Ubuntu: apt-get install chromium; or set "
@@ -281,7 +283,7 @@ int main(int argc, char** argv) {
 #else
     return not_in_this_build(mode[0]);
 #endif
-  auto test = [&] { return run_test(current_lab, needs_gpu, sanitize, mode, rest); };
+  auto test = [&] { return run_test(current, needs_gpu, sanitize, mode, rest); };
   if (settings().supervised) return test();
   return supervise(current_lab, test);
 }
