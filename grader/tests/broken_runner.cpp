@@ -284,11 +284,14 @@ int run_case(const std::vector<std::string>& arguments) {
 
   // Each check of a lab runs once: first those the speed test reads, then the expected ones.
   // How long each check's process took is printed with its verdict: where a round's time goes.
-  std::map<std::pair<int, std::string>, Verdict> ran;
-  std::map<std::pair<int, std::string>, double> took;
+  struct Ran {
+    Verdict verdict;
+    double seconds;
+  };
+  std::map<std::pair<int, std::string>, Ran> ran;
   auto verdict_of = [&](int lab, const std::string& check) {
     const auto key = std::make_pair(lab, check);
-    if (auto done = ran.find(key); done != ran.end()) return done->second;
+    if (auto done = ran.find(key); done != ran.end()) return done->second.verdict;
     Verdict got;
     const auto how = how_to_run.find(check);
     const auto start = std::chrono::steady_clock::now();
@@ -297,14 +300,14 @@ int run_case(const std::vector<std::string>& arguments) {
                                      check + " group)");
     else
       got = run_check(self, lab, check, arguments_for(how->second, c.lab, lab, check), results);
-    took[key] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return ran[key] = got;
+    ran[key] = {got, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    return got;
   };
   auto seconds = [&](int lab, const std::string& check) {
-    const auto found = took.find(std::make_pair(lab, check));
-    if (found == took.end()) return std::string();
+    const auto found = ran.find(std::make_pair(lab, check));
+    if (found == ran.end()) return std::string();
     char text[32];
-    std::snprintf(text, sizeof text, " (%.1f s)", found->second);
+    std::snprintf(text, sizeof text, " (%.1f s)", found->second.seconds);
     return std::string(text);
   };
   for (const auto& [lab, check] : prerequisites) {

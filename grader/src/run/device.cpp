@@ -165,26 +165,23 @@ void DeviceBuffer::copy_from(const DeviceBuffer& other) {
 }
 
 void read_back(const std::vector<Readback>& copies, const char* what) {
+  // Each copy's place in the stage, 16-byte aligned.
+  std::vector<std::size_t> offsets;
   std::size_t total = 0;
-  for (const Readback& copy : copies) total += (copy.bytes + 15) / 16 * 16;
+  for (const Readback& copy : copies) {
+    offsets.push_back(total);
+    total += (copy.bytes + 15) / 16 * 16;
+  }
   if (total == 0) return;
   if (total > kLargestStaged) {
     for (const Readback& copy : copies) check(cudaMemcpy(copy.host, copy.device, copy.bytes, cudaMemcpyDeviceToHost), what);
     return;
   }
-  Stage& stage = readback_stage();
-  char* staged = static_cast<char*>(stage.reserve(total, what));
-  std::size_t offset = 0;
-  for (const Readback& copy : copies) {
-    check(cudaMemcpyAsync(staged + offset, copy.device, copy.bytes, cudaMemcpyDeviceToHost), what);
-    offset += (copy.bytes + 15) / 16 * 16;
-  }
+  char* staged = static_cast<char*>(readback_stage().reserve(total, what));
+  for (std::size_t i = 0; i < copies.size(); ++i)
+    check(cudaMemcpyAsync(staged + offsets[i], copies[i].device, copies[i].bytes, cudaMemcpyDeviceToHost), what);
   check(cudaStreamSynchronize(0), what);
-  offset = 0;
-  for (const Readback& copy : copies) {
-    std::memcpy(copy.host, staged + offset, copy.bytes);
-    offset += (copy.bytes + 15) / 16 * 16;
-  }
+  for (std::size_t i = 0; i < copies.size(); ++i) std::memcpy(copies[i].host, staged + offsets[i], copies[i].bytes);
 }
 
 void DeviceBuffer::poison() { check(cudaMemsetAsync(data_, 0xFF, bytes()), "poisoning an output buffer"); }
