@@ -4,6 +4,7 @@
 // student's grader carries no test machinery it never runs.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,17 @@ namespace traffic_batch {
 // run (again after any that fails there) and writes each one's counts. 0 when it ran (a build not
 // profiled here is left to its own test), 77 when ncu cannot read the counters here.
 int run(const std::string& manifest_path);
+
+// ./lab test makes this run while the suite still builds (the target traffic_batch_early,
+// cmake/ReduceLab.cmake): it needs only the grader and the timed builds, which are done before the
+// counted builds, and the GPU, which the build leaves idle. Run after the build, alone, it had held
+// every other test back for its 15 s. ./lab then names its record (REDUCE_LAB_TRAFFIC_BATCH_EARLY:
+// RECORD.status, its exit status; RECORD.log, what it said) for that ctest run only, and run()
+// reports it through this. The record is taken once (removed as it is read), so a later run of the
+// suite (ctest -L broken) profiles again. Returns the early run's status where it ended 0 or 77
+// (nothing to profile here); none where it did not run or ended otherwise: then run() profiles as
+// it always has, and meets any failure itself.
+std::optional<int> take_early_record(const std::string& record);
 
 // labgrader --profile-batch LIST: the profiled process. Each line (DIR, LAB and SIZE, separated
 // by tabs) is lab LAB's timed build from the module folder DIR, run on SIZE as --profile-all runs

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fstream>
+#include <optional>
 
 #include "catch_compat.hpp"
 #include "base/catalog.hpp"
@@ -24,6 +25,7 @@
 #include "checks/timed_traffic.hpp"
 #include "run/supervisor.hpp"
 #include "report/table.hpp"
+#include "selftest.hpp"
 
 using namespace reduce_lab;
 using namespace reduce_lab::grader;
@@ -116,6 +118,34 @@ TEST_CASE("kit harness untimed contexts") {
     CHECK(untimed_check(check) == (check != "speedup"));
   }
   CHECK_FALSE(untimed_check("bench"));
+}
+
+TEST_CASE("kit harness early traffic batch") {
+  // kit.traffic_batch reports the run ./lab test made while the suite built, once, and profiles
+  // again where that run did not end well or left no record.
+  const std::filesystem::path dir = fresh_dir("early_traffic_batch");
+  const std::string record = (dir / "early").string();
+  const auto leave = [&](const std::string& status, const std::string& said) {
+    write_text(record + ".status", status + "\n");
+    write_text(record + ".log", said);
+  };
+  const auto gone = [&] {
+    return !std::filesystem::exists(record + ".status") && !std::filesystem::exists(record + ".log");
+  };
+  leave("0", "Profiled 43 timed builds at 51 shapes (of 51) in 1 Nsight Compute run.\n");
+  CHECK(traffic_batch::take_early_record(record) == std::optional<int>(0));
+  CHECK(gone());
+  // Taken once: the suite's next run (ctest -L broken) profiles again.
+  CHECK_FALSE(traffic_batch::take_early_record(record).has_value());
+  leave("77", "SKIPPED: ncu cannot read the counters here\n");
+  CHECK(traffic_batch::take_early_record(record) == std::optional<int>(77));
+  CHECK(gone());
+  leave("1", "FAILED: a manifest line\n");
+  CHECK_FALSE(traffic_batch::take_early_record(record).has_value());
+  CHECK(gone());
+  leave("124", "");  // stopped by its time limit
+  CHECK_FALSE(traffic_batch::take_early_record(record).has_value());
+  CHECK(gone());
 }
 
 TEST_CASE("kit harness") {

@@ -42,6 +42,7 @@ Settings read_settings() {
   s.compute_sanitizer = text("REDUCE_LAB_COMPUTE_SANITIZER");
   s.ncu = text("REDUCE_LAB_NCU");
   s.profiled_counts = text("REDUCE_LAB_PROFILED_COUNTS");
+  s.traffic_batch_early = text("REDUCE_LAB_TRAFFIC_BATCH_EARLY");
   s.seed = seed("REDUCE_LAB_SEED", 10);
   s.emu_seed = seed("REDUCE_LAB_EMU_SEED", 0);
   s.profile_dtype = text("REDUCE_LAB_PROFILE_DTYPE");

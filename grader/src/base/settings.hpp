@@ -27,9 +27,10 @@ struct Settings {
   std::string points_file;      // REDUCE_LAB_POINTS: a points file other than grader/points.json
   std::string kit_version;      // REDUCE_LAB_KIT_VERSION: the version reports name, when set
   // Tools.
-  std::string compute_sanitizer;  // REDUCE_LAB_COMPUTE_SANITIZER (CMake found it with the toolkit)
-  std::string ncu;                // REDUCE_LAB_NCU: Nsight Compute, for the speed test's cross-check
-  std::string profiled_counts;    // REDUCE_LAB_PROFILED_COUNTS: the traffic test's counts from a shared ncu run
+  std::string compute_sanitizer;    // REDUCE_LAB_COMPUTE_SANITIZER (CMake found it with the toolkit)
+  std::string ncu;                  // REDUCE_LAB_NCU: Nsight Compute, for the speed test's cross-check
+  std::string profiled_counts;      // REDUCE_LAB_PROFILED_COUNTS: the traffic test's counts from a shared ncu run
+  std::string traffic_batch_early;  // REDUCE_LAB_TRAFFIC_BATCH_EARLY: that run's record, made as ./lab test built
   // Replaying a run.
   std::optional<std::uint64_t> seed;      // REDUCE_LAB_SEED: the inputs' seed
   std::optional<std::uint64_t> emu_seed;  // REDUCE_LAB_EMU_SEED: the emulator's thread order
