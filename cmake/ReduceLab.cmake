@@ -566,10 +566,9 @@ endfunction()
 
 # reduce_lab_profile_ahead(<test> <lab> <module folder> <id> <module target>): in the kit's own GPU
 # suite, the timed build (<module target>) that traffic test <test> compares is profiled ahead of
-# it, in the one Nsight Compute
-# run that kit.traffic_batch makes of every such build (tests/traffic_batch.cpp), which hands it
-# the counts in a file (REDUCE_LAB_PROFILED_COUNTS). ncu's start costs about two seconds a
-# process, and the suite has some forty traffic tests. A student's grade has a few, each profiled
+# it, in the one Nsight Compute run that kit.traffic_batch makes of every such build
+# (tests/traffic_batch.cpp), which hands it the counts in a file (REDUCE_LAB_PROFILED_COUNTS).
+# ncu's start costs about two seconds a process, and the suite has some forty traffic tests. A student's grade has a few, each profiled
 # by its own test as before, so a grade after an edit never waits for the other labs' profiles.
 function(reduce_lab_profile_ahead test lab module_dir id module_target)
   if(NOT REDUCE_LAB_SELFTEST OR NOT REDUCE_LAB_ACTIVE_BACKEND STREQUAL "gpu")

@@ -102,7 +102,6 @@ std::optional<int> take_early_record(const std::string& record) {
   return std::nullopt;
 }
 
-
 int profile(const std::string& list_path) {
   std::istringstream lines(read_text(list_path));
   std::map<std::string, HostArray> inputs;  // one draw per shape, as every traffic test draws it
