@@ -127,15 +127,15 @@ std::string calibration_table(const nlohmann::json& calibration) {
   out << "\nCalibration on " << calibration.value("device", std::string("this GPU")) << ": " << rounds
       << (rounds == 1 ? " round" : " rounds") << " of the reference solutions' speed tests\n";
   char line[200];
-  std::snprintf(line, sizeof line, "%-17s %-34s %8s %8s %8s %8s %10s\n", "lab", "ratio", "min", "median", "max", "in use",
+  std::snprintf(line, sizeof line, "%s %-34s %8s %8s %8s %8s %10s\n", lab_row_title("lab").c_str(), "ratio", "min", "median", "max", "in use",
                 "suggested");
   out << line;
   auto row = [&](const std::string& title, const std::string& what, const nlohmann::json& values, const nlohmann::json& in_use,
                  const nlohmann::json& suggestion) {
     if (!values.is_object()) {
-      std::snprintf(line, sizeof line, "%-17s %-34s %8s (never timed: see the rounds' output)\n", title.c_str(), what.c_str(), "-");
+      std::snprintf(line, sizeof line, "%s %-34s %8s (never timed: see the rounds' output)\n", lab_row_title(title).c_str(), what.c_str(), "-");
     } else {
-      std::snprintf(line, sizeof line, "%-17s %-34s %8.3f %8.3f %8.3f %8s %10s\n", title.c_str(), what.c_str(),
+      std::snprintf(line, sizeof line, "%s %-34s %8.3f %8.3f %8.3f %8s %10s\n", lab_row_title(title).c_str(), what.c_str(),
                     values["min"].get<double>(), values["median"].get<double>(), values["max"].get<double>(),
                     in_use.is_number() ? format("%.2f", in_use.get<double>()).c_str() : "-",
                     suggestion.is_number() ? format("%.2f", suggestion.get<double>()).c_str() : "-");
@@ -155,7 +155,7 @@ std::string calibration_table(const nlohmann::json& calibration) {
   }
   auto gbs = [&](const char* name, const nlohmann::json& values) {
     if (!values.is_object()) return;
-    std::snprintf(line, sizeof line, "%-17s %-34s %8.0f %8.0f %8.0f\n", name, "GB/s", values["min"].get<double>(),
+    std::snprintf(line, sizeof line, "%s %-34s %8.0f %8.0f %8.0f\n", lab_row_title(name).c_str(), "GB/s", values["min"].get<double>(),
                   values["median"].get<double>(), values["max"].get<double>());
     out << line;
   };

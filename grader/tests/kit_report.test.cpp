@@ -30,6 +30,15 @@ using namespace reduce_lab::grader;
 
 namespace {
 
+// The lab whose "N name" is the longest of the manifest.
+int longest_named_lab() {
+  int longest = 1;
+  auto title_size = [](int lab) { return std::to_string(lab).size() + 1 + lab_info(lab).name.size(); };
+  for (const LabInfo& info : labs())
+    if (title_size(info.number) > title_size(longest)) longest = info.number;
+  return longest;
+}
+
 // The paths of a report as docs/grading.md names them: labs.<lab>.checks.<check>.status, but
 // figures and thresholds under the check's own name (races and correctness.emu hold the
 // correctness figures). Counter objects, CUB's figures and the emulator's own entry are not
@@ -376,6 +385,28 @@ TEST_CASE("kit report") {
     const std::string table = table_text(long_cells.string(), "test", nullptr);
     const std::regex cut("FAIL (1151 = 1151 @2048, )*1151 = 1151 @2048 ~");
     CHECK(std::regex_search(table, cut));
+
+    // The first check's column starts in the same place on every row, past the longest lab name
+    // of the manifest and a blank ("11 neighbored-less" once ran into it).
+    const int longest = longest_named_lab();
+    set_environment("REDUCE_LAB_RESULTS_DIR", long_cells);
+    record(longest, "correctness", pass("ok", "a long name"));
+    set_environment("REDUCE_LAB_RESULTS_DIR", results);
+    std::istringstream lines(table_text(long_cells.string(), "test", nullptr));
+    std::string line;
+    std::size_t column = std::string::npos;
+    int rows = 0;
+    while (std::getline(lines, line)) {
+      INFO(line);
+      if (line.rfind("lab ", 0) == 0) column = line.find("correctness");
+      if (line.empty() || line[0] < '1' || line[0] > '9') continue;
+      REQUIRE(column != std::string::npos);
+      REQUIRE(line.size() > column);
+      CHECK(line[column - 1] == ' ');
+      CHECK((line.compare(column, 4, "PASS") == 0 || line.compare(column, 1, "-") == 0));
+      ++rows;
+    }
+    CHECK(rows == 2);
   }
 
   {  // nothing graded (every test skipped: GPU tests where no GPU can run them) is no grade
@@ -439,6 +470,23 @@ TEST_CASE("kit report") {
     CHECK(plain.find("7 templated") != std::string::npos);
     CHECK(plain.find("not timed") != std::string::npos);
     CHECK(plain.find("copy") != std::string::npos);
+    {  // the longest lab name's bar starts where lab 7's does, so its GB/s line up
+      Staircase long_name = staircase;
+      StaircaseStep step;
+      step.lab = longest_named_lab();
+      step.name = lab_info(step.lab).name;
+      step.timed = step.passed = true;
+      step.gbs = 100;
+      long_name.steps.push_back(step);
+      std::istringstream drawn(staircase_terminal(long_name, false));
+      std::size_t seventh = std::string::npos, last = std::string::npos;
+      for (std::string line; std::getline(drawn, line);) {
+        if (line.rfind("7 templated", 0) == 0) seventh = line.find(" GB/s");
+        if (line.rfind(std::to_string(step.lab) + " " + step.name + " ", 0) == 0) last = line.find(" GB/s");
+      }
+      CHECK(seventh != std::string::npos);
+      CHECK(last == seventh);
+    }
     setenv("NO_COLOR", "1", 1);
     CHECK_FALSE(colour_wanted());
     unsetenv("NO_COLOR");

@@ -273,6 +273,18 @@ std::string lab_title(int number) {
   return "lab " + std::to_string(number) + " (" + lab_info(number).name + ")";
 }
 
+std::string lab_row_title(const std::string& text) {
+  // At least the 17 columns the tables had before a lab's name outgrew them.
+  static const std::size_t width = [] {
+    std::size_t widest = 16;
+    for (const LabInfo& lab : labs()) widest = std::max(widest, std::to_string(lab.number).size() + 1 + lab.name.size());
+    return widest + 1;
+  }();
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string lab_row_title(int number) { return lab_row_title(std::to_string(number) + " " + lab_info(number).name); }
+
 std::string variant_text(int number, unsigned variant) {
   const LabInfo& lab = lab_info(number);
   if (variant == 0 || lab.variant_name.empty()) return std::string();

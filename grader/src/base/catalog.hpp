@@ -96,6 +96,13 @@ bool has_check(int number, const std::string& check);
 // "lab 3 (shared-memory)"
 std::string lab_title(int number);
 
+// "3 shared-memory", padded with blanks to the first column of a table of labs (the grade's
+// table, the staircase, the calibration): wide enough for every lab of the manifest and a blank,
+// so a long name ("11 neighbored-less") never runs into the next column. `text` pads another
+// row's title ("lab", "CUB") to the same width.
+std::string lab_row_title(int number);
+std::string lab_row_title(const std::string& text);
+
 // How a case names a variant of lab `number`: "K = 4", "K = 4, 512 threads a block"; empty for
 // variant 0 or a lab without.
 std::string variant_text(int number, unsigned variant);

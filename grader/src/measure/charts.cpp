@@ -182,9 +182,7 @@ std::string staircase_terminal(const Staircase& staircase, bool colour) {
       << (staircase.device.empty() ? "" : ", " + staircase.device) << ")\n";
   bool any_marker = false;
   for (const StaircaseStep& step : staircase.steps) {
-    char title[64];
-    std::snprintf(title, sizeof title, "%-17s", (std::to_string(step.lab) + " " + step.name).c_str());
-    out << title;
+    out << lab_row_title(std::to_string(step.lab) + " " + step.name);
     if (!step.timed) {
       out << "(not timed: " << step.summary << ")\n";
       continue;
@@ -194,10 +192,10 @@ std::string staircase_terminal(const Staircase& staircase, bool colour) {
         << "  " << share(step.gbs) << "\n";
   }
   if (staircase.cub_gbs > 0)
-    out << "  CUB            " << bar(staircase.cub_gbs, "\033[44m", '=', std::nullopt)
+    out << lab_row_title("  CUB") << bar(staircase.cub_gbs, "\033[44m", '=', std::nullopt)
         << format("%6.0f GB/s", staircase.cub_gbs) << "  " << share(staircase.cub_gbs) << "  cub::DeviceReduce::Sum\n";
   if (copy > 0)
-    out << "  copy           " << bar(copy, "\033[47m", '-', std::nullopt) << format("%6.0f GB/s", copy)
+    out << lab_row_title("  copy") << bar(copy, "\033[47m", '-', std::nullopt) << format("%6.0f GB/s", copy)
         << "  (bytes read + written by a device-to-device copy)\n";
   if (any_marker) out << "'|' marks the reference solution's GB/s on this GPU (" << staircase.reference_note << ").\n";
   return out.str();

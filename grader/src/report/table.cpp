@@ -60,16 +60,14 @@ std::string table_text(const std::string& dir, const std::string& backend, bool*
   }
   std::string text = "reduction-labs grade (" + backend + ")\n";
   auto add_row = [&](const std::string& title, const std::vector<std::string>& cells) {
-    char first[64];
-    std::snprintf(first, sizeof first, "%-17s", title.c_str());
-    std::string line = first;
+    std::string line = title;
     // Every column padded to its width but the last, so no line ends in blanks.
     for (std::size_t t = 0; t + 1 < columns; ++t)
       line += " " + cells[t] + std::string(widths[t] - std::min(widths[t], cells[t].size()), ' ');
     text += line + " " + cells[columns - 1] + "\n";
   };
-  add_row("lab", checks);
-  for (const auto& [lab, cells] : rows) add_row(std::to_string(lab) + " " + lab_info(lab).name, cells);
+  add_row(lab_row_title("lab"), checks);
+  for (const auto& [lab, cells] : rows) add_row(lab_row_title(lab), cells);
   if (rows.empty()) {
     text += "(no results: no test ran)\n";
     passed = false;
