@@ -281,15 +281,21 @@ function(reduce_lab_add_module target source flavor outdir number)
     # One lab file is one translation unit of many kernels (lab 8's reference: 9 type and
     # operator pairs of several mappings), which nvcc optimises and assembles one at a time
     # unless told otherwise. Where a build has few of them to compile (a grade after an edit,
-    # a first grade), or the machine many cores, ./lab lets nvcc use every core: on an H200 host
-    # lab 8's counted build took 74 s alone, 22 s so, its timed build 20 s, 9 s. On two cores
-    # (CI's compile check of dozens of labs) every core is busy already. The machine code is
-    # the same either way (cuobjdump -sass of labs 7 and 8, timed and counted, compared
-    # function by function), so neither a timing nor a count can change. Split, a lab also
-    # costs fewer processor-seconds: the kit's GPU suite on that host built in 119 s, its
-    # broken-lab modules' compiles ending at 105 s; with those on one thread each, in 129 s,
-    # theirs ending at 127 s (each time with every core busy throughout).
+    # a first grade), ./lab lets nvcc use every core: on an H200 host lab 8's counted build took
+    # 74 s alone, 22 s so, its timed build 20 s, 9 s. On two cores (CI's compile check of dozens
+    # of labs) every core is busy already. The machine code is the same either way (cuobjdump
+    # -sass of labs 7 and 8, timed and counted, compared function by function), so neither a
+    # timing nor a count can change. Where many are due on many cores (the kit's GPU suite),
+    # only a rows lab's own counted build (lab 8's reference: the build's longest compile) is
+    # split (--longest): on an H200 host the suite built in 106 s with none split (lab 8's
+    # reference ending it, on one thread; every other compile done by 97 s, the emulator's tree
+    # beside it by 70 s), in 123 s and 135 s with every one split (the emulator's tree by 103 s
+    # and 114 s): 16 compiles of 16 threads each on 16 cores.
     list(APPEND launcher --nvcc-threads-from-env)
+    math(EXPR lab "${number}")
+    if(flavor STREQUAL "gpucount" AND NOT arg_TOLERATE_ERRORS AND REDUCE_LAB_LAB${lab}_KIND STREQUAL "rows")
+      list(APPEND launcher --longest)
+    endif()
   endif()
   if(flavor STREQUAL "emu")
     # What the host compiler cannot see: CUDA's execution spaces, checked alongside it.
