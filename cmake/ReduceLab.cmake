@@ -287,10 +287,10 @@ function(reduce_lab_add_module target source flavor outdir number)
     # -sass of labs 7 and 8, timed and counted, compared function by function), so neither a
     # timing nor a count can change. Where many are due on many cores (the kit's GPU suite),
     # only a rows lab's own counted build (lab 8's reference: the build's longest compile) is
-    # split (--longest): on an H200 host the suite built in 106 s with none split (lab 8's
-    # reference ending it, on one thread; every other compile done by 97 s, the emulator's tree
-    # beside it by 70 s), in 123 s and 135 s with every one split (the emulator's tree by 103 s
-    # and 114 s): 16 compiles of 16 threads each on 16 cores.
+    # split (--longest): with every one split, 16 compiles of 16 threads each shared 16 cores
+    # of an H200 host, and the suite's build took 123 s and 135 s (the emulator's tree beside it
+    # done only at 103-114 s); with only this one, 106-129 s on hosts of both speeds; with none,
+    # 106 s on a fast one, lab 8's reference ending it on one thread (docs/instructors.md).
     list(APPEND launcher --nvcc-threads-from-env)
     math(EXPR lab "${number}")
     if(flavor STREQUAL "gpucount" AND NOT arg_TOLERATE_ERRORS AND REDUCE_LAB_LAB${lab}_KIND STREQUAL "rows")
