@@ -263,6 +263,12 @@ endmacro()
 function(reduce_lab_add_module target source flavor outdir number)
   cmake_parse_arguments(PARSE_ARGV 5 arg "TOLERATE_ERRORS" "" "")
   set(stem "lab${number}.${flavor}")
+  # A rows lab's counted build: the longest compile of a build (--longest, longest_builds below).
+  math(EXPR lab "${number}")
+  set(rows_counted OFF)
+  if(flavor STREQUAL "gpucount" AND REDUCE_LAB_LAB${lab}_KIND STREQUAL "rows")
+    set(rows_counted ON)
+  endif()
   # Which file these modules were compiled from: the speed test reads it (design §13).
   file(CONFIGURE OUTPUT "${outdir}/lab${number}.source" CONTENT "${source}\n" @ONLY)
   set(launcher "${PROJECT_SOURCE_DIR}/tools/capture-build-log")
@@ -292,8 +298,7 @@ function(reduce_lab_add_module target source flavor outdir number)
     # done only at 103-114 s); with only this one, 106-129 s on hosts of both speeds; with none,
     # 106 s on a fast one, lab 8's reference ending it on one thread (docs/instructors.md).
     list(APPEND launcher --nvcc-threads-from-env)
-    math(EXPR lab "${number}")
-    if(flavor STREQUAL "gpucount" AND NOT arg_TOLERATE_ERRORS AND REDUCE_LAB_LAB${lab}_KIND STREQUAL "rows")
+    if(rows_counted AND NOT arg_TOLERATE_ERRORS)
       list(APPEND launcher --longest)
     endif()
   endif()
@@ -355,11 +360,10 @@ function(reduce_lab_add_module target source flavor outdir number)
     if(REDUCE_LAB_NVCC_NO_GNU_UNIQUE)
       target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)
     endif()
+    if(rows_counted)
+      set_property(GLOBAL APPEND PROPERTY REDUCE_LAB_LONGEST_TARGETS ${target})  # longest_builds below
+    endif()
     if(flavor STREQUAL "gpucount")
-      math(EXPR lab "${number}")
-      if(REDUCE_LAB_LAB${lab}_KIND STREQUAL "rows")
-        set_property(GLOBAL APPEND PROPERTY REDUCE_LAB_LONGEST_TARGETS ${target})  # longest_builds below
-      endif()
       target_compile_definitions(${target} PRIVATE REDUCE_LAB_COUNTING)
       # Ahead of the lab's own includes, so every barrier is counted, cooperative groups'
       # too (the prelude's comment says how).
