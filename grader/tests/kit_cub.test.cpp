@@ -47,19 +47,17 @@ TEST_CASE("kit cub") {
                      }};
     // A shared GPU is disturbed now and then: in 2 of 15 runs of this test on an H100 one size
     // had both medians far above their quiet values (CUB 0.062 ms instead of 0.029 at 2^24),
-    // and lab 7, whose one wave of blocks waits for its slowest, suffered more. Each duel is
-    // interleaved, so a disturbance spans both contenders; a duel lab 7 loses is run again, and
-    // the test fails only when it loses all of them: a real gap repeats, a disturbance does not.
-    constexpr int kDuels = 3;
-    bool matched = false;
-    for (int attempt = 1; attempt <= kDuels && !matched; ++attempt) {
-      const Duel duel = interleave(theirs, ours, sample_count());
-      std::printf("2^%d floats, duel %d: lab 7 %.4f ms, CUB %.4f ms, CUB/lab 7 = %.3f\n", log, attempt, duel.b_median,
+    // and lab 7, whose one wave of blocks waits for its slowest, suffered more. A duel lab 7
+    // loses is run again (duels_until), and the test fails only when it loses all of them.
+    const std::vector<Duel> duels = duels_until(theirs, ours, 1 / tolerance, sample_count());
+    for (std::size_t i = 0; i < duels.size(); ++i) {
+      const Duel& duel = duels[i];
+      std::printf("2^%d floats, duel %zu: lab 7 %.4f ms, CUB %.4f ms, CUB/lab 7 = %.3f\n", log, i + 1, duel.b_median,
                   duel.a_median, duel.a_median / duel.b_median);
-      matched = duel.b_median <= tolerance * duel.a_median;
-      if (!matched) UNSCOPED_INFO("2^" << log << " floats, duel " << attempt << ": lab 7 " << duel.b_median << " ms, CUB "
-                                       << duel.a_median << " ms");
+      UNSCOPED_INFO("2^" << log << " floats, duel " << i + 1 << ": lab 7 " << duel.b_median << " ms, CUB "
+                         << duel.a_median << " ms");
     }
+    const bool matched = duels.back().b_median <= tolerance * duels.back().a_median;
     float cub_result = 0;
     output.download(&cub_result, sizeof cub_result);
     const Comparison cub_check = compare(cub_result, reference(input, Op::sum), DType::f32, n);

@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fstream>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "base/catalog.hpp"
@@ -24,6 +26,7 @@
 #include "checks/speed_gate.hpp"
 #include "checks/timed_traffic.hpp"
 #include "run/supervisor.hpp"
+#include "measure/timing.hpp"
 #include "report/table.hpp"
 #include "selftest.hpp"
 
@@ -418,6 +421,32 @@ TEST_CASE("kit harness") {
     // The emulator runs lab 7's largest size in one type and op only (plans.hpp).
     CHECK(case_count(correctness_plan(7, PlanFor::emulator)) == case_count(correctness_plan(7, PlanFor::gpu)) - 8);
   }
+}
+
+TEST_CASE("kit harness duels") {
+  // A duel the lab loses is run again, three at most (duels_until): the lab's samples follow a
+  // script, one time per duel, against a baseline of 2 ms; the minimum ratio is 1.5.
+  constexpr int kSamples = 20;
+  auto duels_for = [](std::vector<double> lab_ms) {
+    auto calls = std::make_shared<int>(0);
+    const Contender baseline{"baseline", [] {}, [] { return 2.0; }};
+    const Contender lab{"lab", [] {}, [calls, lab_ms] {
+                          const auto duel = static_cast<std::size_t>((*calls)++ / (kWarmups + kSamples));
+                          return lab_ms.at(duel);
+                        }};
+    return duels_until(baseline, lab, 1.5, kSamples);
+  };
+  auto ratios = [](const std::vector<Duel>& duels) {
+    std::vector<double> r;
+    for (const Duel& d : duels) r.push_back(d.a_median / d.b_median);
+    return r;
+  };
+  CHECK(ratios(duels_for({1.0})) == std::vector<double>{2.0});               // won at once: one duel
+  CHECK(ratios(duels_for({2.0, 1.0})) == std::vector<double>{1.0, 2.0});     // lost, then won
+  CHECK(ratios(duels_for({2.0, 2.0, 1.0})) == std::vector<double>{1.0, 1.0, 2.0});
+  // Lost three times: no fourth duel (its script would throw), and the last decides.
+  CHECK(ratios(duels_for({2.0, 2.0, 2.0})) == std::vector<double>{1.0, 1.0, 1.0});
+  CHECK(duels_for({2.0, 2.0, 2.0}).back().b_ms.size() == kSamples);
 }
 
 TEST_CASE("kit harness speed gate") {

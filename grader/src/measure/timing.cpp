@@ -68,6 +68,14 @@ Duel interleave(const Contender& a, const Contender& b, int samples, int warmups
   return duel;
 }
 
+std::vector<Duel> duels_until(const Contender& a, const Contender& b, double min_ratio, int samples, int most) {
+  std::vector<Duel> duels;
+  do {
+    duels.push_back(interleave(a, b, samples));
+  } while (static_cast<int>(duels.size()) < most && duels.back().a_median < min_ratio * duels.back().b_median);
+  return duels;
+}
+
 CopyBandwidth measure_copy(const DeviceBuffer& source, std::size_t bytes, L2Flush& flush, int samples) {
   DeviceBuffer destination(bytes, 1);
   const Contender copy{"copy", [&flush] { flush(); }, [&] {
