@@ -68,13 +68,14 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   const unsigned long long generation = allocation_generation.load(std::memory_order_acquire);
   std::uintptr_t base = 0, end = 0, kit = 0;
   AllocationShadow* shadow = nullptr;
-  bool known = false;
+  bool known = false, read_only = false;
   for (const CachedAllocation& entry : cache_) {
     if (entry.generation == generation && from >= entry.base && from <= entry.end) {
       base = entry.base;
       end = entry.end;
       kit = entry.kit;
       shadow = entry.shadow;
+      read_only = entry.read_only;
       known = true;
       break;
     }
@@ -94,11 +95,18 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
     end = found.base + found.bytes;
     kit = found.kit;
     shadow = found.shadow;
+    read_only = base == launch->read_only_base;
     // The first access of this runner to the allocation in this launch.
     if (checking_races && shadow != nullptr) shadow->begin(launch->races->serial());
-    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, shadow, generation};
+    cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, shadow, generation, read_only};
   }
   if (address >= base && address + bytes <= end && address + bytes >= address) {
+    if (read_only) {
+      // Nothing in the launch stores to the lab's input (the store below is a fault, and lab code
+      // reaches it only as a Global<const T>), so its loads cannot race.
+      if (kind != reduce_lab::Access::load) read_only_fault(thread, kind, address, bytes, base, end);
+      return reinterpret_cast<void*>(kit + (address - base));
+    }
     if (checking_races && shadow != nullptr) check_block_race(thread, kind, address, bytes, base, end, *shadow);
     return reinterpret_cast<void*>(kit + (address - base));
   }
@@ -117,6 +125,16 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
   if (length > 0 && static_cast<std::size_t>(length) < sizeof text)
     std::snprintf(text + length, sizeof text - static_cast<std::size_t>(length), "; the access was not performed");
   fault_in_fiber(thread, text);
+}
+
+void Runner::read_only_fault(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
+                             std::uintptr_t base, std::uintptr_t end) {
+  fault_in_fiber(thread, std::string(kind == reduce_lab::Access::atomic ? "atomic update of" : "store to") +
+                             " the lab's input: element " + std::to_string(element_index(address, base, bytes)) +
+                             " of an allocation of " + std::to_string((end - base) / bytes) + " " +
+                             std::to_string(bytes) +
+                             "-byte elements, which the lab only reads (its parameter is a Global<const T>); "
+                             "the access was not performed");
 }
 
 void Runner::check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address,

@@ -107,6 +107,7 @@ struct LaunchState {
   std::atomic<unsigned long long> next_block{0};
   std::atomic<bool> failed{false};
   reduce_lab::Counters* counters = nullptr;
+  std::uintptr_t read_only_base = 0;  // the allocation kernels may only load from (set_read_only_input)
   bool recorded = false;  // reduce_emu/record.h: record.cpp keeps its accesses
   unsigned long long seed = 0;
   unsigned long long launch_index = 0;
@@ -247,6 +248,9 @@ class Runner {
   // kit's address of the bytes (runtime.cpp maps device memory twice).
   void* check_bounds(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                      const void* origin);
+  // Faults: a store or atomic to the lab's input, which its kernels only load.
+  [[noreturn]] void read_only_fault(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address,
+                                    unsigned bytes, std::uintptr_t base, std::uintptr_t end);
   // Faults if another block of the launch touched the same word and nothing orders the two.
   void check_block_race(const Thread& thread, reduce_lab::Access kind, std::uintptr_t address, unsigned bytes,
                         std::uintptr_t base, std::uintptr_t end, AllocationShadow& shadow);
@@ -304,6 +308,7 @@ class Runner {
     std::uintptr_t base = 0, end = 0, kit = 0;
     AllocationShadow* shadow = nullptr;
     unsigned long long generation = ~0ull;
+    bool read_only = false;  // the lab's input, which its kernels only load (set_read_only_input)
   };
   BlockRaces block_races_;
   CachedAllocation cache_[4];

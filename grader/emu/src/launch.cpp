@@ -57,6 +57,7 @@ struct Settings {
   std::atomic<unsigned> workers{initial_workers()};
   std::atomic<double> timeout_seconds{env_double("REDUCE_LAB_EMU_TIMEOUT", 60)};
   std::atomic<reduce_lab::Counters*> counters{nullptr};
+  std::atomic<std::uintptr_t> read_only_input{0};  // an allocation's base (set_read_only_input)
   std::size_t stack_bytes = initial_stack_bytes();
 };
 
@@ -342,6 +343,7 @@ void run_launch(const KernelLaunch& kernel, dim3 grid, dim3 block, std::size_t s
   state.blocks = blocks;
   state.shared_bytes = shared_bytes;
   state.counters = s.counters.load();
+  state.read_only_base = s.read_only_input.load();
   state.seed = s.seed.load();
   state.launch_index = s.launches.fetch_add(1);
   choose_block_order(state);
@@ -370,6 +372,12 @@ void set_counters(reduce_lab::Counters* counters) {
   // The grader hands over device memory; the emulator adds up through the kit's mapping.
   detail::settings().counters.store(counters ? static_cast<reduce_lab::Counters*>(detail::kit_address(counters))
                                              : nullptr);
+}
+
+void set_read_only_input(const void* device_pointer) {
+  detail::Allocation found;
+  const bool known = device_pointer != nullptr && detail::find_allocation(device_pointer, &found);
+  detail::settings().read_only_input.store(known ? found.base : 0);
 }
 
 unsigned long long seed() { return detail::settings().seed.load(); }

@@ -85,6 +85,7 @@ struct Settings {
   Settings() { reduce_emu::set_counters(nullptr); }
   ~Settings() {
     reduce_emu::set_counters(nullptr);
+    reduce_emu::set_read_only_input(nullptr);
     reduce_emu::set_timeout(60);
   }
 };
@@ -1527,6 +1528,50 @@ TEST_CASE("what orders blocks is not a race: atomics, fence and atomic, one bloc
         CHECK(out.download()[0] == static_cast<float>(sum_of(small_integers(blocks * 64, static_cast<unsigned>(seed)))));
       }
     }
+  }
+  reduce_emu::set_worker_threads(workers);
+}
+
+// Every block loads the whole input.
+__global__ void LoadsOnlyKernel(Global<const float> data, Global<float> out) {
+  if (threadIdx.x < 8) atomicAdd(&out[0], data[threadIdx.x]);
+}
+
+TEST_CASE("the lab's input, which it only reads: a store or atomic to it is a fault, loads are not", "[races][faults]") {
+  Settings settings;
+  const unsigned workers = reduce_emu::worker_threads();
+  reduce_emu::set_worker_threads(2);
+  DeviceBuffer<float> data(8);
+  DeviceBuffer<float> out(1);
+  for (unsigned long long seed : {1ull, 2ull, 0x5eedull}) {
+    reduce_emu::set_seed(seed);
+    data.fill(0.5f);  // the last launch below may have stored before its race was found
+    reduce_emu::set_read_only_input(data.get());
+    out.fill(0.0f);
+    CHECK(launch_error([&] { launch(LoadsOnlyKernel, 16, 32, Global<const float>(data.get()), out.global()); }) == "");
+    CHECK(out.download()[0] == 16 * 8 * 0.5f);
+    // Block 1's store would race with block 0's load; it is named for what it is instead.
+    std::string error = launch_error([&] { launch(LoadStoreRaceKernel, 2, 32, data.global(), out.global()); });
+    INFO(error);
+    CHECK_THAT(error, Catch::Contains("emulator: store to the lab's input: element 3 of an allocation of 8 4-byte "
+                                      "elements, which the lab only reads"));
+    CHECK_THAT(error, Catch::Contains("the access was not performed"));
+    CHECK_THAT(error, !Catch::Contains("race"));
+    CHECK(data.download()[3] == 0.5f);
+    DeviceBuffer<unsigned> counter(1);
+    counter.fill(0);
+    reduce_emu::set_read_only_input(counter.get());
+    error = launch_error([&] { launch(AtomicsOnlyKernel, 4, 32, counter.global()); });
+    CHECK_THAT(error, Catch::Contains("emulator: atomic update of the lab's input: element 0 of an allocation of 1"));
+    CHECK(counter.download()[0] == 0u);
+    reduce_emu::set_read_only_input(data.get());
+    // Other allocations, and the input once the call is over, are checked as before.
+    DeviceBuffer<unsigned> slot(1);
+    error = launch_error([&] { launch(StoreRaceKernel, 4, 32, slot.global()); });
+    CHECK_THAT(error, Catch::Contains("race between blocks"));
+    reduce_emu::set_read_only_input(nullptr);
+    error = launch_error([&] { launch(LoadStoreRaceKernel, 2, 32, data.global(), out.global()); });
+    CHECK_THAT(error, Catch::Contains("race between blocks"));
   }
   reduce_emu::set_worker_threads(workers);
 }

@@ -76,10 +76,15 @@ void hand_counters(Counters* counters) {
 }  // namespace
 #endif
 
+// Whether the lab's signature only reads the call's input (a Global<const T>). On the emulator a
+// kernel's store to such an input is then a fault, and its loads skip the race checks between
+// blocks (reduce_emu::set_read_only_input); the GPU builds run the same either way.
+enum class Input { written, read_only };
+
 // Runs one grader call: resets what the module reports, runs the lab's host code, and turns
 // any failure into Call::error so a broken lab never takes the grader down with it.
 template <class Body>
-int run_call(Call* call, Body&& body) {
+int run_call(Call* call, Body&& body, Input input = Input::written) {
   call->launches = LaunchStats{0, 0, 0};
   call->todo = 0;
   call->variant_used = call->variant;
@@ -92,6 +97,7 @@ int run_call(Call* call, Body&& body) {
 #if defined(REDUCE_LAB_EMU)
     todo_flag = zero;
     ::reduce_emu::set_counters(call->device_counters);
+    ::reduce_emu::set_read_only_input(input == Input::read_only ? call->input : nullptr);
 #else
     const TodoMarker& todo = todo_marker();
     // In stream order, behind any kernel of an earlier call still running.
@@ -116,6 +122,11 @@ int run_call(Call* call, Body&& body) {
     std::snprintf(call->error, sizeof call->error, "the lab threw an unknown exception");
     status = 1;
   }
+#if defined(REDUCE_LAB_EMU)
+  ::reduce_emu::set_read_only_input(nullptr);
+#else
+  (void)input;
+#endif
   current_call = nullptr;
   return status;
 }
@@ -149,7 +160,7 @@ int run_single(Call* call) {
     Reduce(Global<const float>(static_cast<const float*>(call->input)),
            Global<float>(static_cast<float*>(call->output)), static_cast<unsigned>(call->n));
     call->outputs_written = 1;
-  });
+  }, Input::read_only);
 }
 
 // Labs 7 and 8: every type with sum, max and min (lab 12's Order is a probe, not a lab 7 op).
@@ -221,7 +232,7 @@ int run_type_and_op(Call* call) {
         REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),         \
                       ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->n);          \
         call->outputs_written = 1;                                                               \
-      });                                                                                        \
+      }, ::reduce_lab::detail::Input::read_only);                                                \
     }                                                                                            \
   };                                                                                             \
   }                                                                                              \
@@ -240,7 +251,7 @@ int run_type_and_op(Call* call) {
         REDUCE<T, Op>(::reduce_lab::Global<const T>(static_cast<const T*>(call->input)),         \
                       ::reduce_lab::Global<T>(static_cast<T*>(call->output)), call->rows, call->n); \
         call->outputs_written = call->rows;                                                      \
-      });                                                                                        \
+      }, ::reduce_lab::detail::Input::read_only);                                                \
     }                                                                                            \
   };                                                                                             \
   }                                                                                              \
@@ -270,7 +281,7 @@ int run_type_and_op(Call* call) {
           throw std::runtime_error("this lab has no fan-in K = " + std::to_string(call->variant & 0xffffu)); \
       }                                                                                          \
       call->outputs_written = 1;                                                                 \
-    });                                                                                          \
+    }, ::reduce_lab::detail::Input::read_only);                                                  \
   }                                                                                              \
   }                                                                                              \
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \
@@ -319,7 +330,7 @@ int run_type_and_op(Call* call) {
              ::reduce_lab::Global<float>(static_cast<float*>(call->output)),                     \
              static_cast<unsigned>(call->n), factor);                                            \
       call->outputs_written = 1;                                                                 \
-    });                                                                                          \
+    }, ::reduce_lab::detail::Input::read_only);                                                  \
   }                                                                                              \
   }                                                                                              \
   REDUCE_LAB_DEFINE_MODULE_(LAB, NAME, ::reduce_lab::LabKind::single,                            \

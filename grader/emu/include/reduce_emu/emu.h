@@ -437,6 +437,13 @@ void* kit_view(const void* p);
 // Where counted accesses are added up (null: count nothing). Set by the module adapter.
 void set_counters(reduce_lab::Counters* counters);
 
+// The allocation holding the input of the kit's call now running, where the lab's signature only
+// reads it (Global<const T>); null: none. Set by the module adapter for the call. A kernel's store
+// or atomic to it is a fault, so nothing in a launch changes it, and its loads skip the check for
+// races between blocks (a compare-and-swap per word first read by a block: 7% of lab 4's
+// correctness test).
+void set_read_only_input(const void* device_pointer);
+
 // The seed that shuffles lane order; printed in every fault message. REDUCE_LAB_EMU_SEED
 // sets it at start-up, set_seed() later (both restart the per-launch sequence).
 unsigned long long seed();
