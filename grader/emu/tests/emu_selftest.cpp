@@ -81,13 +81,20 @@ double sum_of(const std::vector<float>& values) {
   return total;
 }
 
+// One test case's emulator settings, put back after it: no counters, no read-only input, the
+// default time limit, and the worker threads it had (`workers`, when not 0, for the case).
 struct Settings {
-  Settings() { reduce_emu::set_counters(nullptr); }
+  explicit Settings(unsigned workers = 0) : saved_workers(reduce_emu::worker_threads()) {
+    reduce_emu::set_counters(nullptr);
+    if (workers != 0) reduce_emu::set_worker_threads(workers);
+  }
   ~Settings() {
     reduce_emu::set_counters(nullptr);
     reduce_emu::set_read_only_input(nullptr);
     reduce_emu::set_timeout(60);
+    reduce_emu::set_worker_threads(saved_workers);
   }
+  unsigned saved_workers;
 };
 
 }  // namespace
@@ -542,18 +549,15 @@ TEST_CASE("lab 3 shared memory: requests as on the GPU", "[counters][lab3]") {
 }
 
 TEST_CASE("lab 3 on 2^20 floats runs fast enough on one core", "[speed]") {
-  Settings settings;
+  Settings settings(1);
   const LabModule lab(EMU_SELFTEST_LAB3);
   const std::vector<float> input = small_integers(1u << 20, 3);
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(1);
   const auto start = std::chrono::steady_clock::now();
   const PassResult first = run_pass(lab, input);  // 512 blocks x 1024 threads
   REQUIRE(first.status == 0);
   REQUIRE(first.outputs.size() == 512);
   const PassResult second = run_pass(lab, first.outputs);  // 1 block x 256 threads
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  reduce_emu::set_worker_threads(workers);
   REQUIRE(second.status == 0);
   REQUIRE(second.outputs.size() == 1);
   CHECK(second.outputs[0] == static_cast<float>(sum_of(input)));
@@ -637,9 +641,7 @@ TEST_CASE("votes, __activemask, __syncthreads_count and __match_any_sync", "[war
 }
 
 TEST_CASE("atomics are atomic across blocks running on several OS threads", "[atomics]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(4);
+  Settings settings(4);
   DeviceBuffer<int> ints(5);
   DeviceBuffer<unsigned> uints(4);
   DeviceBuffer<unsigned long long> ulls(2);
@@ -655,7 +657,6 @@ TEST_CASE("atomics are atomic across blocks running on several OS threads", "[at
   reduce_emu::set_counters(&counters);
   launch(AtomicsKernel, blocks, threads, ints.global(), uints.global(), ulls.global(), floats.global(),
          doubles.global());
-  reduce_emu::set_worker_threads(workers);
   const std::vector<int> i = ints.download();
   const std::vector<unsigned> u = uints.download();
   const std::vector<unsigned long long> ull = ulls.download();
@@ -682,9 +683,7 @@ TEST_CASE("atomics are atomic across blocks running on several OS threads", "[at
 }
 
 TEST_CASE("__shared__ in kernel templates is per block and per instantiation", "[shared]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(3);
+  Settings settings(3);
   constexpr unsigned blocks = 40;
   const std::vector<float> input = small_integers(blocks * 256, 1);
   std::vector<int> int_input(blocks * 128);
@@ -695,7 +694,6 @@ TEST_CASE("__shared__ in kernel templates is per block and per instantiation", "
   DeviceBuffer<int> out_i(blocks);
   launch(TemplateSharedKernel<float, 256>, blocks, 256, Global<const float>(in_f.get()), out_f.global());
   launch(TemplateSharedKernel<int, 128>, blocks, 128, Global<const int>(in_i.get()), out_i.global());
-  reduce_emu::set_worker_threads(workers);
   const std::vector<float> sums_f = out_f.download();
   const std::vector<int> sums_i = out_i.download();
   for (unsigned b = 0; b < blocks; ++b) {
@@ -1416,9 +1414,7 @@ __global__ void BlockTicketKernel(Global<unsigned> counter, Global<unsigned> tic
 }
 
 TEST_CASE("a race between blocks is found whatever order they run in, and named", "[races]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(2);
+  Settings settings(2);
   auto under_seeds = [](auto&& run) {
     for (unsigned long long seed : {1ull, 2ull, 3ull, 0x5eedull, 0xfeedull}) {
       reduce_emu::set_seed(seed);
@@ -1481,13 +1477,10 @@ TEST_CASE("a race between blocks is found whatever order they run in, and named"
       CHECK_THAT(error, Catch::Contains("of an allocation of 16 4-byte elements"));
     });
   }
-  reduce_emu::set_worker_threads(workers);
 }
 
 TEST_CASE("what orders blocks is not a race: atomics, fence and atomic, one block, separate launches", "[races]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(4);
+  Settings settings(4);
   for (unsigned long long seed : {1ull, 2ull, 3ull, 0x5eedull, 0xfeedull, 0xbeefull}) {
     reduce_emu::set_seed(seed);
     INFO("seed " << seed);
@@ -1529,7 +1522,6 @@ TEST_CASE("what orders blocks is not a race: atomics, fence and atomic, one bloc
       }
     }
   }
-  reduce_emu::set_worker_threads(workers);
 }
 
 // Every block loads the whole input.
@@ -1538,9 +1530,7 @@ __global__ void LoadsOnlyKernel(Global<const float> data, Global<float> out) {
 }
 
 TEST_CASE("the lab's input, which it only reads: a store or atomic to it is a fault, loads are not", "[races][faults]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(2);
+  Settings settings(2);
   DeviceBuffer<float> data(8);
   DeviceBuffer<float> out(1);
   for (unsigned long long seed : {1ull, 2ull, 0x5eedull}) {
@@ -1573,7 +1563,6 @@ TEST_CASE("the lab's input, which it only reads: a store or atomic to it is a fa
     error = launch_error([&] { launch(LoadStoreRaceKernel, 2, 32, data.global(), out.global()); });
     CHECK_THAT(error, Catch::Contains("race between blocks"));
   }
-  reduce_emu::set_worker_threads(workers);
 }
 
 TEST_CASE("counted runs measure traffic only: the race checks are for correctness runs", "[races][counters]") {
@@ -1586,9 +1575,7 @@ TEST_CASE("counted runs measure traffic only: the race checks are for correctnes
 }
 
 TEST_CASE("the seed chooses the order blocks are handed out in", "[seed][races]") {
-  Settings settings;
-  const unsigned workers = reduce_emu::worker_threads();
-  reduce_emu::set_worker_threads(1);  // one worker: blocks run one after another, in that order
+  Settings settings(1);  // one worker: blocks run one after another, in that order
   const unsigned blocks = 64;
   DeviceBuffer<unsigned> counter(1);
   DeviceBuffer<unsigned> tickets(blocks);
@@ -1612,5 +1599,4 @@ TEST_CASE("the seed chooses the order blocks are handed out in", "[seed][races]"
   }
   CHECK(different == 8);
   CHECK(first_block_changes >= 6);
-  reduce_emu::set_worker_threads(workers);
 }
