@@ -438,7 +438,7 @@ TEST_CASE("kit harness duels") {
   };
   auto ratios = [](const std::vector<Duel>& duels) {
     std::vector<double> r;
-    for (const Duel& d : duels) r.push_back(d.a_median / d.b_median);
+    for (const Duel& d : duels) r.push_back(d.ratio());
     return r;
   };
   CHECK(ratios(duels_for({1.0})) == std::vector<double>{2.0});               // won at once: one duel

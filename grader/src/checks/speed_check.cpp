@@ -54,7 +54,7 @@ std::string duels_text(const std::vector<Duel>& duels) {
   if (duels.size() < 2) return std::string();
   std::string ratios;
   for (std::size_t i = 0; i + 1 < duels.size(); ++i)
-    ratios += (i ? ", " : "") + format("%.2fx", duels[i].a_median / duels[i].b_median);
+    ratios += (i ? ", " : "") + format("%.2fx", duels[i].ratio());
   return "  (the figures above are duel " + std::to_string(duels.size()) + " of " + std::to_string(kDuels) +
          "; the lab fell short in the duel" + (duels.size() > 2 ? "s" : "") + " before: " + ratios +
          ". A shared GPU is disturbed now and then, so a duel the lab loses is run again; a real shortfall "
@@ -166,7 +166,6 @@ Verdict check_speedup(int lab) {
                     "The speed of " + lab_title(lab) + " is measured against your own " + lab_title(base_lab) + ", but " +
                         problem + ".\nFinish lab " + std::to_string(base_lab) + " first (" + lab_info(base_lab).doc + ").");
 
-    Duel duel;
     std::vector<Duel> duels;
     std::string base_name;
     try {
@@ -191,7 +190,6 @@ Verdict check_speedup(int lab) {
       }
       base_name = base.name;
       duels = duels_until(base, contender.contender(lab_title(lab), flush), required, sample_count());
-      duel = duels.back();
     } catch (const TimedWrong& wrong) {
       const bool baseline_wrong = wrong.contender != lab_title(lab);
       const int culprit = baseline_wrong ? base_lab : lab;
@@ -208,7 +206,8 @@ Verdict check_speedup(int lab) {
                                    : "timed result wrong",
                     message);
     }
-    const double speedup = duel.a_median / duel.b_median;
+    const Duel& duel = duels.back();  // the deciding one
+    const double speedup = duel.ratio();
     const DeviceFacts facts = device_facts();
     // Effective bandwidth: the bytes of the input over the time of the whole reduction.
     const std::size_t bytes = 4 * n;
@@ -220,7 +219,7 @@ Verdict check_speedup(int lab) {
     if (base_lab > 0) figures["baseline"]["lab"] = base_lab;
     figures["ratio"] = speedup;
     figures["duels"] = nlohmann::json::array();
-    for (const Duel& one : duels) figures["duels"].push_back(one.a_median / one.b_median);
+    for (const Duel& one : duels) figures["duels"].push_back(one.ratio());
     std::ostringstream message;
     message << lab_title(lab) << " on " << facts.name << ", n = " << size_text(n) << " floats, median of "
             << duel.b_ms.size() << " interleaved samples each (every timed result checked):\n"

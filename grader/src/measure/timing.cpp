@@ -72,7 +72,7 @@ std::vector<Duel> duels_until(const Contender& a, const Contender& b, double min
   std::vector<Duel> duels;
   do {
     duels.push_back(interleave(a, b, samples));
-  } while (static_cast<int>(duels.size()) < most && duels.back().a_median < min_ratio * duels.back().b_median);
+  } while (static_cast<int>(duels.size()) < most && duels.back().ratio() < min_ratio);
   return duels;
 }
 

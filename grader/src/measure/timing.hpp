@@ -41,6 +41,7 @@ double time_device_ms(const std::function<void()>& work);
 struct Duel {
   std::vector<double> a_ms, b_ms;
   double a_median = 0, b_median = 0;
+  double ratio() const { return a_median / b_median; }  // a's median over b's: b's speedup over a
 };
 
 // Untimed runs of each contender before its samples are taken.
