@@ -101,13 +101,13 @@ void* Runner::check_bounds(const Thread& thread, reduce_lab::Access kind, std::u
     cache_[cache_next_++ % 4] = CachedAllocation{base, end, kit, shadow, generation, read_only};
   }
   if (address >= base && address + bytes <= end && address + bytes >= address) {
+    // Nothing in the launch stores to the lab's input (a store is a fault, and lab code reaches
+    // it only as a Global<const T>), so its loads cannot race and are not checked.
     if (read_only) {
-      // Nothing in the launch stores to the lab's input (the store below is a fault, and lab code
-      // reaches it only as a Global<const T>), so its loads cannot race.
       if (kind != reduce_lab::Access::load) read_only_fault(thread, kind, address, bytes, base, end);
-      return reinterpret_cast<void*>(kit + (address - base));
+    } else if (checking_races && shadow != nullptr) {
+      check_block_race(thread, kind, address, bytes, base, end, *shadow);
     }
-    if (checking_races && shadow != nullptr) check_block_race(thread, kind, address, bytes, base, end, *shadow);
     return reinterpret_cast<void*>(kit + (address - base));
   }
 
