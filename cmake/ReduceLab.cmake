@@ -362,6 +362,8 @@ function(reduce_lab_add_module target source flavor outdir number)
     endif()
     if(rows_counted)
       set_property(GLOBAL APPEND PROPERTY REDUCE_LAB_LONGEST_TARGETS ${target})  # longest_builds below
+    elseif(flavor STREQUAL "gpucount" AND REDUCE_LAB_LAB${lab}_KIND STREQUAL "generic")
+      set_property(GLOBAL APPEND PROPERTY REDUCE_LAB_LONGER_TARGETS ${target})  # longest_builds below
     endif()
     if(flavor STREQUAL "gpucount")
       target_compile_definitions(${target} PRIVATE REDUCE_LAB_COUNTING)
@@ -628,25 +630,51 @@ function(reduce_lab_add_traffic_batch)
   # reports instead of profiling again, when ./lab names them (tests/traffic_batch.cpp).
   get_property(targets GLOBAL PROPERTY REDUCE_LAB_PROFILED_AHEAD_TARGETS)
   set(record "${PROJECT_BINARY_DIR}/profiled/early")
-  add_custom_target(traffic_batch_early
+  add_custom_target(traffic_batch_early_run
     COMMAND "${CMAKE_COMMAND}" -E rm -f "${record}.status" "${record}.log"
     COMMAND "${CMAKE_COMMAND}" -E env ${environment}
             sh -c "timeout \"$0\" \"$1\" --needs-gpu --traffic-batch \"$2\" >\"$3.log\" 2>&1; echo $? >\"$3.status\""
             ${REDUCE_LAB_TEST_TIMEOUT} $<TARGET_FILE:${REDUCE_LAB_GRADER_TARGET}> "${manifest}" "${record}"
     COMMENT "Profiling the timed builds ahead of their traffic tests (kit.traffic_batch)"
     VERBATIM)
-  add_dependencies(traffic_batch_early ${REDUCE_LAB_GRADER_TARGET} ${targets})
-  # Ninja 1.12 and later start first the ready compiles with the longest chain of steps still to
-  # follow them, and the early run is one more step after each timed build, so every timed build
-  # goes first: wanted, since the early run waits for the last of them, but not before the
-  # build's longest compiles, the rows labs' counted builds (lab 8's reference: 75 s of an H200
-  # host's 135 s build, nvcc using every core), which started 27 s late so and once ended the build.
-  # A step as long after each of those (which ./lab test builds beside the early run) makes them as
-  # urgent as the timed builds, and declared first (CMakeLists.txt), they start first. The other
+  add_dependencies(traffic_batch_early_run ${REDUCE_LAB_GRADER_TARGET} ${targets})
+  # Ninja 1.12 and later start first the ready step with the most steps still to follow it (a
+  # phony step counts none), the one declared first among equals. A counted build is two steps,
+  # a compile and a link. The early run must start as soon as the last timed build is linked, not
+  # once every compile has started: on an H200 host it began so at 87 s of a 105 s build and ended
+  # it, 5 s after the last compile. Two steps after it (traffic_batch_early, what ./lab test builds)
+  # rank it above every counted compile, and a timed build's link and compile above it.
+  reduce_lab_steps_after(traffic_batch_early 2 traffic_batch_early_run)
+  # But not before the build's longest compiles, the rows labs' counted builds (lab 8's reference:
+  # 75 s of an H200 host's 135 s build, nvcc using every core), which started 27 s late so and once
+  # ended the build. Three steps after each of those (the last, longest_builds, which ./lab test
+  # builds beside the early run) make them as urgent as the timed builds, and they start first:
+  # declared first (CMakeLists.txt). A generic lab's counted build (lab 7's, every type and operator
+  # in one file: 13 s of a core against 3-5 s for the other labs') is one step before
+  # longest_builds, so it starts before the other counted builds: those started in CMake's order
+  # of targets, and a dozen of lab 7's broken cases started last and ended the build. The other
   # counted builds follow, while the early run profiles. Older Ninja starts in declared order.
   get_property(longest GLOBAL PROPERTY REDUCE_LAB_LONGEST_TARGETS)
+  get_property(longer GLOBAL PROPERTY REDUCE_LAB_LONGER_TARGETS)
+  reduce_lab_steps_after(longest_builds_ranked 2 ${longest})
   add_custom_target(longest_builds COMMAND "${CMAKE_COMMAND}" -E true VERBATIM)
-  if(longest)
-    add_dependencies(longest_builds ${longest})
-  endif()
+  add_dependencies(longest_builds longest_builds_ranked ${longer})
+endfunction()
+
+# reduce_lab_steps_after(<name> <count> [<target>...]): target <name>, the last of <count> steps
+# that do nothing, one after the other, after the <target>s: it ranks them in Ninja's order of
+# starts (reduce_lab_add_traffic_batch says why).
+function(reduce_lab_steps_after name count)
+  set(previous ${ARGN})
+  foreach(step RANGE 1 ${count})
+    set(target ${name})
+    if(step LESS count)
+      set(target ${name}_step${step})
+    endif()
+    add_custom_target(${target} COMMAND "${CMAKE_COMMAND}" -E true VERBATIM)
+    if(previous)
+      add_dependencies(${target} ${previous})
+    endif()
+    set(previous ${target})
+  endforeach()
 endfunction()
