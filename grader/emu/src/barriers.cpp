@@ -49,11 +49,12 @@ std::string ranges_text(const std::vector<unsigned>& ids) {
 bool Runner::release_barrier() {
   if (at_barrier_ != thread_count_) return false;
   const Thread& first = threads_[0];
-  for (unsigned i = 1; i < thread_count_; ++i)
-    if (!same_place(threads_[i], first) || threads_[i].barrier_op != first.barrier_op) return false;
-
-  unsigned long long agreeing = 0;
-  for (unsigned i = 0; i < thread_count_; ++i) agreeing += threads_[i].value != 0;
+  unsigned long long agreeing = first.value != 0;
+  for (unsigned i = 1; i < thread_count_; ++i) {
+    const Thread& t = threads_[i];
+    if (!same_place(t, first) || t.barrier_op != first.barrier_op) return false;
+    agreeing += t.value != 0;
+  }
   unsigned long long result = 0;
   switch (first.barrier_op) {
     case BarrierOp::plain: result = 0; break;

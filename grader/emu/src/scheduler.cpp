@@ -219,6 +219,7 @@ void Runner::run_blocks(LaunchState& state) {
     if (state.failed.load(std::memory_order_acquire)) break;
     const unsigned long long handed = state.next_block.fetch_add(1, std::memory_order_relaxed);
     if (handed >= state.blocks) break;
+    shuffling_ = handed < kShuffledBlocks;
     run_block(state.block_at(handed));
     if (!fault.empty()) {
       state.record_fault(fault);
@@ -319,11 +320,13 @@ void Runner::run_block(unsigned long long block_linear) {
 }
 
 bool Runner::run_round() {
-  // Fisher-Yates with the block's own generator.
-  for (std::size_t i = runnable_.size(); i > 1; --i) {
-    const std::size_t j = static_cast<std::size_t>(((splitmix64(rng_state_) >> 32) * i) >> 32);
-    std::swap(runnable_[i - 1], runnable_[j]);
-  }
+  // Fisher-Yates with the block's own generator; a block past a launch's first kShuffledBlocks
+  // runs its threads in index order (internal.h says why).
+  if (shuffling_)
+    for (std::size_t i = runnable_.size(); i > 1; --i) {
+      const std::size_t j = static_cast<std::size_t>(((splitmix64(rng_state_) >> 32) * i) >> 32);
+      std::swap(runnable_[i - 1], runnable_[j]);
+    }
   // The round is a chain: each fiber that stops jumps straight to the next (leave()), the last
   // one back here. Lab 4's correctness test on one core, interleaved runs: 6.2-6.4 s with a
   // switch to the scheduler between fibers and the next fiber's first two lines fetched one
