@@ -225,7 +225,6 @@ class Runner {
   static Runner& here();
 
   void run_blocks(LaunchState& launch);
-  static constexpr unsigned long long kShuffledBlocks = 1024;
 
   // Fiber side.
   void suspend();  // on to the round's next fiber (or the scheduler) until released; throws if the block is given up
@@ -302,6 +301,7 @@ class Runner {
   // less (no shuffle; a branch on threadIdx is taken in long runs). Lab 4's correctness test,
   // whose launch past 2^24 elements is 8193 blocks: 2.43 s of CPU instead of 2.70 (docs/emulator.md).
   bool shuffling_ = true;
+  static constexpr unsigned long long kShuffledBlocks = 1024;
   std::size_t chain_next_ = 0;  // the index in runnable_ of the round's next fiber
   Thread* handing_ = nullptr;   // the fiber jumping now; null while the scheduler jumps
   StackPool stacks_;
